@@ -1,0 +1,64 @@
+"""Commands of the data steps: build a cached dataset, draw the configured partitions."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from fairshare import seeding
+from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.data import datasets
+from fairshare.data.partition import make_partition
+from fairshare.io import write_csv, write_json
+
+GROUP = "data"
+HELP = "datasets and partitions"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("build", help="fetch (mirror/download, checksum-verified) and cache one dataset as .npz")
+    p.add_argument("name", choices=datasets.DATASETS)
+    p.add_argument("--output", required=True)
+    cfg_argument(p)
+    p.set_defaults(func=build)
+
+    p = sub.add_parser("partitions", help="draw every configured partition; write index lists and a heatmap grid")
+    p.add_argument("--datasets", nargs="+", required=True, help="cached .npz files, one per partition, in config order")
+    p.add_argument("--outdir", required=True, help="folder for one JSON per partition")
+    p.add_argument("--summary", required=True, help="CSV with the client x class counts of every partition")
+    p.add_argument("--figure", required=True, help="figure stem (png and pdf are written)")
+    cfg_argument(p)
+    p.set_defaults(func=partitions)
+
+
+def build(args: argparse.Namespace) -> None:
+    data_cfg = section(args, "data")
+    ds = datasets.build_dataset(
+        args.name,
+        raw_dir=data_cfg["raw_dir"],
+        mirrors=data_cfg["mirrors"],
+        allow_download=data_cfg["allow_download"],
+        rng=seeding.generator(section(args, "seed"), "dataset"),
+        synthetic=data_cfg["synthetic"],
+    )
+    datasets.save_cache(ds, args.output)
+
+
+def partitions(args: argparse.Namespace) -> None:
+    from fairshare.plots.partitions import partition_grid
+
+    specs = section(args, "partitions")
+    if len(specs) != len(args.datasets):
+        raise CommandError(f"{len(specs)} partitions configured but {len(args.datasets)} dataset files given")
+    seed = section(args, "seed")
+    drawn, rows = [], []
+    for k, (spec, path) in enumerate(zip(specs, args.datasets)):
+        ds = datasets.load_cache(path)
+        part = make_partition(ds.y_train, spec, seeding.generator(seed, "partition", k))
+        write_json(Path(args.outdir) / f"{spec['name']}.json", {"dataset": ds.name, **part.to_json()})
+        drawn.append((spec["name"], ds.name, part))
+        for client, counts in enumerate(part.counts):
+            rows += [{"partition": spec["name"], "dataset": ds.name, "client": client, "class": c, "count": int(n)} for c, n in enumerate(counts)]
+    write_csv(args.summary, pd.DataFrame(rows, columns=["partition", "dataset", "client", "class", "count"]))
+    partition_grid(drawn, args.figure)

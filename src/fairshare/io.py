@@ -1,0 +1,115 @@
+"""Atomic file output, tidy CSV/JSON helpers and run metadata.
+
+Every artifact the pipeline writes goes through :func:`atomic_path`: the content is written to a temporary file
+in the destination folder and renamed into place, so a killed job never leaves a file that looks finished.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+TIDY_COLUMNS = ["paper", "experiment", "method", "seed", "round", "metric", "value"]
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; rename it onto ``path`` only if the block succeeds."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix or target.suffix or ".tmp", dir=target.parent)
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the permissions a plain open() would
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"cannot serialise {type(obj).__name__} to JSON")
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write ``obj`` as indented JSON, atomically (numpy scalars and arrays allowed)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, default=_json_default, sort_keys=False) + "\n")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    return json.loads(Path(path).read_text())
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_csv(path: str | os.PathLike, frame: "pandas.DataFrame") -> None:  # noqa: F821
+    """Write a pandas DataFrame as CSV without its index, atomically."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False)
+
+
+def write_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
+    """Write arrays to a ``.npz`` file atomically (uncompressed, so loading is fast)."""
+    with atomic_path(path, suffix=".npz") as tmp:
+        np.savez(tmp, **arrays)
+
+
+def save_figure(fig: "matplotlib.figure.Figure", stem: str | os.PathLike, formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:  # noqa: F821
+    """Save ``fig`` as ``stem.png`` and ``stem.pdf`` (atomically each) and return the paths."""
+    paths = []
+    for fmt in formats:
+        out = Path(f"{stem}.{fmt}")
+        with atomic_path(out, suffix=f".{fmt}") as tmp:
+            fig.savefig(tmp, format=fmt, dpi=150 if fmt == "png" else None, bbox_inches="tight")
+        paths.append(out)
+    return paths
+
+
+def git_revision(cwd: str | os.PathLike | None = None) -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def run_metadata(seed: int | None = None, **extra: Any) -> dict[str, Any]:
+    """Library versions, platform, git revision and seed: stored beside every result for provenance."""
+    versions = {}
+    for name in ("numpy", "scipy", "pandas", "torch", "torchvision", "sklearn", "snakemake"):
+        module = sys.modules.get(name)
+        if module is not None:
+            versions[name] = getattr(module, "__version__", "?")
+    from fairshare import __version__
+
+    return {
+        "fairshare": __version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "versions": versions,
+        "git_rev": git_revision(),
+        "seed": seed,
+        **extra,
+    }

@@ -1,0 +1,34 @@
+"""Heatmaps of client x class counts, one panel per configured partition."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from fairshare.data.partition import Partition
+from fairshare.io import save_figure
+
+
+def partition_grid(drawn: Sequence[tuple[str, str, Partition]], stem: str) -> None:
+    """One heatmap per (name, dataset, partition); colour = samples of that class held by that client."""
+    n = max(1, len(drawn))
+    cols = min(3, n)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    for ax in axes.flat[len(drawn):]:
+        ax.axis("off")
+    if not drawn:
+        axes[0, 0].text(0.5, 0.5, "no partitions configured", ha="center", va="center")
+    for ax, (name, dataset, part) in zip(axes.flat, drawn):
+        im = ax.imshow(part.counts, aspect="auto", cmap="viridis", interpolation="nearest")
+        ax.set_title(f"{name}\n{dataset}, {part.scheme}", fontsize=9)
+        ax.set_xlabel("class")
+        ax.set_ylabel("client")
+        ax.set_xticks(np.arange(part.counts.shape[1]))
+        ax.tick_params(labelsize=6)
+        fig.colorbar(im, ax=ax, label="samples")
+    fig.tight_layout()
+    save_figure(fig, stem)
+    plt.close(fig)

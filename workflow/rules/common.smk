@@ -1,0 +1,36 @@
+# Loads and validates the config, reads the manifest, and gives rules small helpers.
+import json
+import shlex
+import sys
+
+import yaml
+from snakemake.exceptions import WorkflowError
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from fairshare.config import ConfigError, validate_config  # noqa: E402
+
+try:
+    _validated = validate_config(config)
+except ConfigError as _err:
+    raise WorkflowError(f"invalid config: {_err}") from None
+config.clear()
+config.update(_validated)
+
+MANIFEST = yaml.safe_load(Path(workflow.basedir, "workflow", "manifest.yaml").read_text()) or []
+
+
+def _as_list(output):
+    return output if isinstance(output, list) else [output]
+
+
+def manifest_outputs(paper=None):
+    """Every artifact path listed in workflow/manifest.yaml (optionally for one paper)."""
+    return [p for e in MANIFEST if paper in (None, e["paper"]) for p in _as_list(e["output"])]
+
+
+def cfg_json(*keys):
+    """Shell-quoted JSON of the named top-level config blocks, for `fairshare ... --cfg`.
+
+    Passing only the blocks a rule needs means editing one paper's settings reruns only that paper's jobs.
+    """
+    return shlex.quote(json.dumps({k: config[k] for k in keys}, sort_keys=True))

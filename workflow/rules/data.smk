@@ -1,0 +1,49 @@
+# Datasets (fetch + cache) and the configured partitions.
+from fairshare.data.datasets import DATASETS, resolve_dataset
+
+PROCESSED = config["data"]["processed_dir"]
+# Paper rule files add the datasets they train on, so `snakemake raw_data` fetches everything the run needs.
+USED_DATASETS = {p["dataset"] for p in config["partitions"]}
+
+
+def dataset_name(name):
+    """The dataset a rule really uses: `name`, or its offline fallback when it cannot be had here."""
+    d = config["data"]
+    return resolve_dataset(name, raw_dir=d["raw_dir"], processed_dir=d["processed_dir"], mirrors=d["mirrors"],
+                           allow_download=d["allow_download"], fallback=d["offline_fallback"])
+
+
+def dataset_file(name):
+    return f"{PROCESSED}/{dataset_name(name)}.npz"
+
+
+rule dataset:
+    output:
+        f"{PROCESSED}/{{dataset}}.npz",
+    wildcard_constraints:
+        dataset="|".join(DATASETS),
+    params:
+        cfg=lambda w: cfg_json("seed", "data"),
+    shell:
+        "fairshare data build {wildcards.dataset} --output {output} --cfg {params.cfg}"
+
+
+rule partitions:
+    input:
+        [dataset_file(p["dataset"]) for p in config["partitions"]],
+    output:
+        summary="results/partitions/summary.csv",
+        png="figures/partitions/overview.png",
+        pdf="figures/partitions/overview.pdf",
+    params:
+        cfg=lambda w: cfg_json("seed", "partitions"),
+        stem=lambda w, output: output.png[:-4],
+    shell:
+        "fairshare data partitions --datasets {input} --outdir results/partitions --summary {output.summary}"
+        " --figure {params.stem} --cfg {params.cfg}"
+
+
+rule raw_data:
+    """Every dataset the config uses, fetched and cached (the DVC `data` stage runs this target)."""
+    input:
+        lambda w: sorted({dataset_file(name) for name in USED_DATASETS}),
