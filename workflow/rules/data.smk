@@ -32,6 +32,7 @@ rule partitions:
     input:
         [dataset_file(p["dataset"]) for p in config["partitions"]],
     output:
+        parts=[f"results/partitions/{p['name']}.json" for p in config["partitions"]],
         summary="results/partitions/summary.csv",
         png="figures/partitions/overview.png",
         pdf="figures/partitions/overview.pdf",
@@ -47,3 +48,7 @@ rule raw_data:
     """Every dataset the config uses, fetched and cached (the DVC `data` stage runs this target)."""
     input:
         lambda w: sorted({dataset_file(name) for name in USED_DATASETS}),
+    output:
+        "data/raw/inventory.json",
+    shell:
+        "fairshare data inventory {input} --output {output}"

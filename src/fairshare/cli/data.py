@@ -31,6 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     cfg_argument(p)
     p.set_defaults(func=partitions)
 
+    p = sub.add_parser("inventory", help="record size and MD5 of every cached dataset the run uses (DVC stage output)")
+    p.add_argument("files", nargs="*")
+    p.add_argument("--output", required=True)
+    p.set_defaults(func=inventory)
+
 
 def build(args: argparse.Namespace) -> None:
     data_cfg = section(args, "data")
@@ -62,3 +67,12 @@ def partitions(args: argparse.Namespace) -> None:
             rows += [{"partition": spec["name"], "dataset": ds.name, "client": client, "class": c, "count": int(n)} for c, n in enumerate(counts)]
     write_csv(args.summary, pd.DataFrame(rows, columns=["partition", "dataset", "client", "class", "count"]))
     partition_grid(drawn, args.figure)
+
+
+def inventory(args: argparse.Namespace) -> None:
+    import hashlib
+
+    rows = {}
+    for path in map(Path, args.files):
+        rows[path.name] = {"bytes": path.stat().st_size, "md5": hashlib.md5(path.read_bytes()).hexdigest()}
+    write_json(args.output, {"datasets": rows})

@@ -1,0 +1,29 @@
+"""Command of the report step: the scorecard from every claims file."""
+from __future__ import annotations
+
+import argparse
+
+from fairshare import report
+from fairshare.cli import cfg_argument, section
+from fairshare.io import write_csv, write_json, write_text
+
+GROUP = "report"
+HELP = "scorecard of every paper number and claim"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("scorecard", help="collect every claims CSV into the scorecard (CSV, Markdown, DVC metrics)")
+    p.add_argument("claims", nargs="*", help="claims CSV files under results/<paper>/")
+    p.add_argument("--csv", required=True)
+    p.add_argument("--markdown", required=True)
+    p.add_argument("--metrics", required=True)
+    cfg_argument(p)
+    p.set_defaults(func=scorecard)
+
+
+def scorecard(args: argparse.Namespace) -> None:
+    card = report.collect_claims(args.claims)
+    summary = report.summarize(card)
+    write_csv(args.csv, card)
+    write_text(args.markdown, report.to_markdown(card, summary, section(args, "profile")))
+    write_json(args.metrics, summary)
