@@ -76,5 +76,6 @@ def test_test_profile_runs_every_rule_end_to_end(tmp_path):
     assert out.returncode == 0, (out.stdout + out.stderr)[-6000:]
     missing = [p for p in _manifest_outputs() if not (wd / p).is_file()]
     assert not missing, missing
+    assert (wd / "results" / "report.html").stat().st_size > 10_000  # the Snakemake HTML report, with figures
     rerun = _run(["-n", "--cores", "2", "--configfile", "config/test.yaml"], wd)
     assert "Nothing to be done" in rerun.stdout + rerun.stderr  # finished work is never redone
