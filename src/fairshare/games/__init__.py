@@ -1,0 +1,1 @@
+"""Exact economics of the five papers: numpy/scipy only (never torch)."""
