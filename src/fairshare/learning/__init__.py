@@ -1,0 +1,1 @@
+"""Training code (torch): models, training engine, aggregation, per-paper training loops."""
