@@ -102,3 +102,49 @@ def test_monte_carlo_agrees_with_closed_form():
 def test_bad_input_is_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ms.errors(**kwargs)
+
+
+@pytest.mark.parametrize("method", ms.METHODS)
+def test_vectorised_coalition_table_equals_errors(method):
+    rng = np.random.default_rng(17)
+    for _ in range(4):
+        n = rng.integers(1, 300, size=int(rng.integers(1, 7))).tolist()
+        table = ms.coalition_errors(n, mu_e=7.5, sigma2=0.5, method=method)
+        for mask in range(1, 1 << len(n)):
+            members = [j for j in range(len(n)) if mask >> j & 1]
+            exact = ms.errors([n[j] for j in members], mu_e=7.5, sigma2=0.5, method=method, exact=True)
+            assert np.allclose(table[mask, members], [float(e) for e in exact], rtol=1e-12, atol=0)
+            assert np.isnan(np.delete(table[mask], members)).all()
+
+
+@pytest.mark.parametrize("method", ["local", "uniform", "coarse", "fine"])
+def test_two_type_closed_forms_equal_player_level_errors(method):
+    # two_type_errors uses App. C / Lemma 6.3 / Lemma 7.1 with counts; errors() goes player by player.
+    for n_s, n_l in ((1, 11), (5, 50), (30, 300)):
+        for s in range(0, 4):
+            for l in range(0, 3):
+                if s + l == 0:
+                    continue
+                es, el = ms.two_type_errors(s, l, n_s, n_l, mu_e=10, sigma2=Fraction(1, 3), method=method)
+                players = ms.errors([n_s] * s + [n_l] * l, mu_e=10, sigma2=Fraction(1, 3), method=method, exact=True)
+                assert es == (players[0] if s else None) and el == (players[-1] if l else None)
+
+
+def test_regression_limits_and_fine_optimum():
+    n, sigma2_d = [10, 20, 30], [1, 4]
+    local = ms.regression_errors(n, mu_e=10, sigma2_d=sigma2_d, method="local", exact=True)
+    assert list(local) == [Fraction(10 * 2, x - 3) for x in n]  # Thm 4.1 with Gaussian inputs: mu_e D / (n - D - 1)
+    assert list(ms.regression_errors(n, mu_e=10, sigma2_d=sigma2_d, method="coarse", weights=[1, 1, 1], exact=True)) == list(local)
+    # Optimal fine regression error is the minimum of the fine error over row-stochastic weights (Lemma 7.1, V_i = s2' + mu_e zeta_i).
+    best = ms.regression_errors(n, mu_e=10, sigma2_d=sigma2_d, method="fine")
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        v = rng.dirichlet(np.ones(3), size=3)
+        assert np.all(ms.regression_errors(n, mu_e=10, sigma2_d=sigma2_d, method="fine", weights=v) >= best - 1e-12)
+
+
+def test_lemma_6_4_and_threshold_ties_are_exact():
+    assert ms.errors([7] * 4, mu_e=10, sigma2=1, method="coarse", exact=True)[0] == ms.equal_size_coarse_error(7, 4, mu_e=10, sigma2=1)
+    # n = mu_e / sigma2: uniform federation gives exactly sigma2 in every coalition size (Lemma 5.1).
+    assert {ms.errors([10] * m, mu_e=10, sigma2=1, method="uniform", exact=True)[0] for m in range(1, 6)} == {1}
+    assert ms.errors([10, 10], mu_e=0.1, sigma2=0.01, method="uniform", exact=True)[0] == Fraction(1, 100)  # floats read as decimals

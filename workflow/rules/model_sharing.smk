@@ -1,27 +1,23 @@
-# "Model-sharing Games" (Donahue & Kleinberg, AAAI 2021): closed-form, CPU, seconds.
+# "Model-sharing Games" (Donahue & Kleinberg, AAAI 2021): closed-form, CPU, seconds. See docs/model_sharing.md.
 MS_REF = "workflow/reference/model_sharing_printed.yaml"
 MS_TABLES = [f"table{i}" for i in range(1, 6)]
 
 
-rule model_sharing_tables:
+rule model_sharing_paper_numbers:
+    """Tables 1-5 (printed vs exact, all coalitions, stability per partition), Example C.6, and one scorecard row per
+    printed number and §2 stability statement; one process because each step takes well under a second."""
     input:
         MS_REF,
     output:
-        [f"results/model_sharing/{t}{suffix}.csv" for t in MS_TABLES for suffix in ("", "_all_coalitions", "_stability")],
-    shell:
-        "fairshare model-sharing tables --reference {input} --outdir results/model_sharing"
-
-
-rule model_sharing_appendix_c:
-    input:
-        MS_REF,
-    output:
+        tables=[f"results/model_sharing/{t}{suffix}.csv" for t in MS_TABLES for suffix in ("", "_all_coalitions", "_stability")],
         report="results/model_sharing/appendix_c.json",
         core="results/model_sharing/appendix_c_core_vs_L.csv",
+        printed="results/model_sharing/printed_values_claims.csv",
     params:
         cfg=lambda w: cfg_json("seed", "model_sharing"),
     shell:
-        "fairshare model-sharing appendix-c --reference {input} --output {output.report} --core-vs-l {output.core} --cfg {params.cfg}"
+        "fairshare model-sharing paper-numbers --reference {input} --outdir results/model_sharing --appendix-c {output.report}"
+        " --core-vs-l {output.core} --printed-values {output.printed} --cfg {params.cfg}"
 
 
 rule model_sharing_claims:

@@ -10,8 +10,9 @@ from typing import Sequence
 
 import numpy as np
 
-NOISE_SCALE, BETA_A, BETA_B = 12.5, 8.0, 2.0  # eps^2 ~ 12.5 Beta(8, 2): E = 10
+NOISE_SCALE, BETA_A, BETA_B = 12.5, 8.0, 2.0  # eps^2 ~ 12.5 Beta(8, 2): E = 10 (authors' notebooks 01/02)
 MU_E = NOISE_SCALE * BETA_A / (BETA_A + BETA_B)
+SIGMA2 = 1.0  # theta_j ~ N(0, 1) for mean estimation (per coordinate, scaled by sigma2_d, for regression)
 
 
 def _combine(local: np.ndarray, n: np.ndarray, w: Sequence[float], v: np.ndarray) -> dict[str, np.ndarray]:
@@ -36,7 +37,7 @@ def simulate(n: Sequence[int], w: Sequence[float], v: np.ndarray, *, worlds: int
     m = len(n)
     eps = np.sqrt(NOISE_SCALE * rng.beta(BETA_A, BETA_B, size=(worlds, m)))
     if sigma2_d is None:
-        theta = rng.normal(size=(worlds, m, 1))
+        theta = rng.normal(size=(worlds, m, 1)) * np.sqrt(SIGMA2)
         local = theta + (eps / np.sqrt(n_arr))[:, :, None] * rng.normal(size=(worlds, m, 1))
     else:
         d = len(sigma2_d)
