@@ -34,3 +34,7 @@ def cfg_json(*keys):
     Passing only the blocks a rule needs means editing one paper's settings reruns only that paper's jobs.
     """
     return shlex.quote(json.dumps({k: config[k] for k in keys}, sort_keys=True))
+
+# Training rules declare `gpu=GPU`: one GPU each when the profile trains on CUDA (serialised locally by the
+# profile's `resources: gpu=1`, sent as --gpus=1 by the SLURM executor); none on CPU, so CPU jobs run in parallel.
+GPU = 1 if config["device"] == "cuda" else 0

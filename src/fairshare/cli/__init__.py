@@ -31,20 +31,23 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return (CommandError, ConfigError, DatasetUnavailableError, PartitionError, FileNotFoundError)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or (``only``) just one group's: a rule's job then imports only its own paper's module."""
     parser = argparse.ArgumentParser(prog="fairshare", description=__doc__.splitlines()[0])
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    if only is not None and only.replace("-", "_") in names:
+        names = [only.replace("-", "_")]
+    for name in names:
+        module = importlib.import_module(f"{__name__}.{name}")
         group = groups.add_parser(module.GROUP, help=module.HELP, description=module.HELP)
         module.register(group.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     try:
         args.func(args)
     except _user_errors() as exc:

@@ -1,0 +1,62 @@
+"""Metrics shared by the training papers: fairness across tasks (multi-model FL) and reward fairness (Aequa)."""
+from __future__ import annotations
+
+import warnings
+from typing import Sequence
+
+import numpy as np
+
+
+def min_across_tasks(acc: np.ndarray) -> np.ndarray:
+    """Minimum accuracy over tasks; ``acc`` has tasks on the last axis."""
+    return np.min(acc, axis=-1)
+
+
+def mean_across_tasks(acc: np.ndarray) -> np.ndarray:
+    return np.mean(acc, axis=-1)
+
+
+def variance_across_tasks(acc: np.ndarray) -> np.ndarray:
+    """Population variance over tasks (np.var, ddof = 0, as the multi-model FL authors' code)."""
+    return np.var(acc, axis=-1)
+
+
+def rounds_to_threshold(curve: Sequence[float], threshold: float) -> int | None:
+    """First round (1-based) at which ``curve`` reaches ``threshold``; None if never."""
+    hits = np.flatnonzero(np.asarray(curve) >= threshold)
+    return int(hits[0]) + 1 if len(hits) else None
+
+
+def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | None = None) -> float:
+    """Mean per-class recall over the classes present in ``y_true``."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    classes = np.unique(y_true) if n_classes is None else [c for c in range(n_classes) if np.any(y_true == c)]
+    return float(np.mean([np.mean(y_pred[y_true == c] == c) for c in classes]))
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    """Pearson correlation; NaN with a warning when either side is constant (correlation undefined)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if np.std(x) == 0 or np.std(y) == 0:
+        warnings.warn("Pearson correlation undefined: one of the inputs is constant", RuntimeWarning, stacklevel=2)
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def collaboration_gains(reward_acc: Sequence[float], standalone_acc: Sequence[float]) -> np.ndarray:
+    return np.asarray(reward_acc, float) - np.asarray(standalone_acc, float)
+
+
+def mean_collaboration_gain(reward_acc: Sequence[float], standalone_acc: Sequence[float]) -> float:
+    """MCG: average improvement of the reward model over standalone training (Aequa App. B)."""
+    return float(np.mean(collaboration_gains(reward_acc, standalone_acc)))
+
+
+def collaboration_gain_spread(reward_acc: Sequence[float], standalone_acc: Sequence[float]) -> float:
+    """CGS: standard deviation of the collaboration gains (Aequa App. B)."""
+    return float(np.std(collaboration_gains(reward_acc, standalone_acc)))
+
+
+def individual_rationality(reward_acc: Sequence[float], standalone_acc: Sequence[float], tol: float = 0.0) -> np.ndarray:
+    """Per client: the reward is at least as good as training alone."""
+    return collaboration_gains(reward_acc, standalone_acc) >= -tol
