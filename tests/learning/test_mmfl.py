@@ -65,3 +65,11 @@ def test_killed_run_resumes_to_identical_result(tmp_path):
 def test_baselines_run(policy):
     rows, alloc = _run(_tasks(), rounds=2, policy=policy)
     assert len(rows) == 4 and np.isfinite([r["accuracy"] for r in rows]).all()
+
+
+def test_eligibility_restricts_clients_to_recruited_tasks():
+    eligibility = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])  # client 3 was recruited for nothing
+    rows, alloc = run_mmfl(_tasks(), n_clients=4, active_rate=1.0, rounds=2, policy="fedfair", alpha=3, weighted_aggregation=True,
+                           executor="batched", sampling_rng=lambda r: seeding.generator(6, "sampling", r),
+                           order_rng=lambda r, s, c: seeding.generator(6, "data_order", r, s, c), progress=False, eligibility=eligibility)
+    assert (alloc[:2] == 0).all() and (alloc[2] == 1).all() and (alloc[3] == -1).all()

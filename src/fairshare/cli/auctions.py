@@ -28,6 +28,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     cfg_argument(p)
     p.set_defaults(func=claims)
 
+    p = sub.add_parser("exp6", help="train two tasks with FedFairMMFL on the clients one mechanism recruits (Figure 7c)")
+    p.add_argument("--mechanism", required=True)
+    p.add_argument("--seed-index", type=int, required=True)
+    p.add_argument("--datasets", nargs="+", required=True, help="name=path of the two tasks' cached datasets")
+    p.add_argument("--output", required=True)
+    p.add_argument("--checkpoint", required=True)
+    cfg_argument(p)
+    p.set_defaults(func=exp6)
+
+    p = sub.add_parser("figure7c", help="minimum accuracy across the two tasks vs round, per mechanism")
+    p.add_argument("runs", nargs="+")
+    p.add_argument("--summary", required=True)
+    p.add_argument("--output", required=True, help="figure stem")
+    p.set_defaults(func=figure7c)
+
     p = sub.add_parser("figures", help="Figures 7a and 7b")
     p.add_argument("--exp5", required=True)
     p.add_argument("--outdir", required=True)
@@ -89,3 +104,55 @@ def figures(args: argparse.Namespace) -> None:
     cfg = section(args, "auctions")
     caption = f"task-1 bids ~ N({cfg['task1_mu']}, {cfg['task1_sigma']}^2) truncated to [0,1] (reconstruction), task-2 bids pdf 2x"
     figure7(pd.read_csv(args.exp5), Path(args.outdir), caption)
+
+
+def exp6(args: argparse.Namespace) -> None:
+    import torch
+
+    from fairshare.data.datasets import load_cache
+    from fairshare.data.partition import mmfl_iid
+    from fairshare.learning.engine import ClientData, TrainSettings, resolve_device, set_deterministic, to_tensors
+    from fairshare.learning.mmfl import Task, run_mmfl
+    from fairshare.learning.models import build_model
+
+    cfg, train = section(args, "auctions"), section(args, "mmfl")
+    exp = cfg["exp6"]
+    root = section(args, "seed")
+    set_deterministic(seeding.integer_seed(root, "auctions_exp6", args.seed_index) % (2**31))
+    bids = au.experiment5_bids(cfg["users"], seeding.generator(root, "game", 7, args.seed_index), cfg["task1_mu"], cfg["task1_sigma"])
+    options = {"fractional": cfg["fractional"], "strict": cfg["strict_reallocation"], "reallocation": cfg["reallocation"]} if args.mechanism == "maxmin_fair" else {"skip": cfg["skip_unaffordable"]}
+    recruited = au.run_mechanism(args.mechanism, bids, exp["budget"], seeding.generator(root, "sampling", 7, args.seed_index, 0), **options)
+    device = resolve_device(section(args, "device"))
+    paths = dict(item.split("=", 1) for item in args.datasets)
+    tasks = []
+    for s, name in enumerate(exp["tasks"]):
+        ds = load_cache(paths[name])
+        part = mmfl_iid(ds.y_train, cfg["users"], exp["size_range"], seeding.generator(root, "partition", 70 + args.seed_index, s))
+        x, y = to_tensors(ds.x_train, ds.y_train, device)
+        idx = seeding.generator(root, "sampling", 20_000 + s).permutation(len(ds.y_test))[: train["test_subset"] or len(ds.y_test)]
+        xt, yt = to_tensors(ds.x_test[idx], ds.y_test[idx], device)
+        clients = [ClientData(x[torch.as_tensor(ix, device=device)], y[torch.as_tensor(ix, device=device)]) for ix in part.client_indices]
+        torch.manual_seed(seeding.integer_seed(root, "init", 70 + args.seed_index, s) % (2**31))
+        model = build_model(train["models"][ds.name], ds.input_shape, ds.n_classes, faithful=train["faithful_models"], track_running_stats=False).to(device)
+        settings = TrainSettings(train["local_epochs"], train["batch_size"], train["lr"], train["momentum"], train["weight_decay"].get(ds.name, train["weight_decay"]["default"]))
+        tasks.append(Task(f"{name}#{s}", model, clients, xt, yt, settings))
+    rows, _ = run_mmfl(tasks, n_clients=cfg["users"], active_rate=1.0, rounds=exp["rounds"], policy="fedfair", alpha=train["alpha"],
+                       weighted_aggregation=True, executor=train["executor"], sampling_rng=lambda r: seeding.generator(root, "sampling", 80 + args.seed_index, r),
+                       order_rng=lambda r, s, c: seeding.generator(root, "data_order", 80 + args.seed_index, r, s, c), checkpoint=args.checkpoint,
+                       eligibility=recruited.x)
+    df = pd.DataFrame(rows)
+    df.insert(0, "recruited", [float(recruited.take_up[t]) for t in df.task])
+    df.insert(0, "seed", args.seed_index)
+    df.insert(0, "method", args.mechanism)
+    df.insert(0, "experiment", "exp6")
+    write_csv(args.output, df)
+    Path(args.checkpoint).unlink(missing_ok=True)
+
+
+def figure7c(args: argparse.Namespace) -> None:
+    from fairshare.plots.auctions import figure7c as draw
+
+    runs = pd.concat([pd.read_csv(p) for p in args.runs], ignore_index=True)
+    per_round = runs.groupby(["method", "seed", "round"]).agg(min_acc=("accuracy", "min"), min_recruited=("recruited", "min")).reset_index()
+    write_csv(args.summary, per_round)
+    draw(per_round, args.output)

@@ -50,14 +50,21 @@ def allocation_probabilities(accuracies: Sequence[float], alpha: float) -> np.nd
 
 
 def allocate(policy: str, active: np.ndarray, n_clients: int, n_tasks: int, round_index: int, accuracies: Sequence[float] | None,
-             alpha: float, rng: np.random.Generator) -> np.ndarray:
-    """Task index of each active client this round."""
+             alpha: float, rng: np.random.Generator, eligible: np.ndarray | None = None) -> np.ndarray:
+    """Task index of each active client this round.
+
+    ``eligible`` (active clients x tasks, boolean) restricts each client to the tasks it was recruited for (auction
+    experiments); probabilities are renormalised over a client's eligible tasks.
+    """
     if policy == "round_robin":
         start = (np.arange(n_clients) * n_tasks) // n_clients
         return (start[active] + round_index) % n_tasks
-    if policy == "fedfair" and accuracies is not None:
-        return rng.choice(n_tasks, size=len(active), p=allocation_probabilities(accuracies, alpha))
-    return rng.integers(0, n_tasks, size=len(active))
+    probs = allocation_probabilities(accuracies, alpha) if policy == "fedfair" and accuracies is not None else np.full(n_tasks, 1 / n_tasks)
+    if eligible is None:
+        return rng.choice(n_tasks, size=len(active), p=probs) if policy == "fedfair" and accuracies is not None else rng.integers(0, n_tasks, size=len(active))
+    weights = eligible * probs[None, :]
+    weights = weights / weights.sum(axis=1, keepdims=True)
+    return np.array([rng.choice(n_tasks, p=w) for w in weights])
 
 
 def qffl_update(global_state: dict[str, torch.Tensor], client_states: Sequence[dict[str, torch.Tensor]], loss: float, q: float,
@@ -76,12 +83,15 @@ def qffl_update(global_state: dict[str, torch.Tensor], client_states: Sequence[d
 def run_mmfl(tasks: Sequence[Task], *, n_clients: int, active_rate: float, rounds: int, policy: str, alpha: float,
              weighted_aggregation: bool, executor: str, sampling_rng: Callable[[int], np.random.Generator],
              order_rng: Callable[[int, int, int], np.random.Generator], checkpoint: str | Path | None = None, lipschitz: float = 1.0,
-             progress: bool = True) -> tuple[list[dict], np.ndarray]:
+             progress: bool = True, eligibility: np.ndarray | None = None) -> tuple[list[dict], np.ndarray]:
     """Run the concurrent training; return per-round rows (round, task, accuracy, loss, clients) and the allocation map.
 
     The allocation map has shape (clients, rounds) with the task index each client trained (-1 when inactive).
     ``sampling_rng(round)`` draws active clients and allocations; ``order_rng(round, task, client)`` orders data.
     With ``checkpoint``, state is saved atomically after every round and a restart resumes from it.
+    ``eligibility`` (clients x tasks, in [0, 1]) is the chance that a client may train a task in a round (1 for a
+    recruited client, its fraction for a fractionally recruited one, 0 otherwise); clients with no eligible task sit
+    the round out. Without it every client may train every task.
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy '{policy}'; choose one of {', '.join(POLICIES)}")
@@ -107,8 +117,15 @@ def run_mmfl(tasks: Sequence[Task], *, n_clients: int, active_rate: float, round
     bar = tqdm(range(start, rounds), desc=f"{policy}", unit="round", disable=not progress, initial=start, total=rounds)
     for r in bar:
         rng = sampling_rng(r)
-        active = np.sort(rng.choice(n_clients, size=m, replace=False))
-        assigned = allocate(policy, active, n_clients, n_tasks, r, accuracies if r > 0 else None, alpha, rng)
+        eligible = None
+        if eligibility is not None:
+            allowed = rng.random(eligibility.shape) < eligibility
+            candidates = np.flatnonzero(allowed.any(axis=1))
+            active = np.sort(rng.choice(candidates, size=min(m, len(candidates)), replace=False))
+            eligible = allowed[active]
+        else:
+            active = np.sort(rng.choice(n_clients, size=m, replace=False))
+        assigned = allocate(policy, active, n_clients, n_tasks, r, accuracies if r > 0 else None, alpha, rng, eligible)
         alloc_map[active, r] = assigned
         new_acc, new_loss = [], []
         for s, task in enumerate(tasks):

@@ -28,3 +28,20 @@ def figure7(df: pd.DataFrame, outdir: Path, caption: str) -> None:
         fig.tight_layout(rect=(0, 0.03, 1, 1))
         save_figure(fig, outdir / name)
         plt.close(fig)
+
+
+def figure7c(per_round: pd.DataFrame, stem: str) -> None:
+    """Minimum accuracy across the two tasks vs round, per recruitment mechanism (mean over seeds, min-max band)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for method, g in per_round.groupby("method", sort=False):
+        wide = g.pivot(index="round", columns="seed", values="min_acc")
+        recruited = g.min_recruited.mean()
+        ax.plot(wide.index, wide.mean(axis=1), ls=":", lw=1.8, label=f"{LABELS.get(method, method)} (min {recruited:.1f} clients/task)")
+        ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), alpha=0.15)
+    ax.set_xlabel("round")
+    ax.set_ylabel("min accuracy across the two tasks")
+    ax.set_title("Fig. 7c: FedFairMMFL on the clients each mechanism recruits (B = 29)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    save_figure(fig, stem)
+    plt.close(fig)
