@@ -107,13 +107,11 @@ def figures(args: argparse.Namespace) -> None:
 
 
 def exp6(args: argparse.Namespace) -> None:
-    import torch
-
+    from fairshare.cli.mmfl import make_task
     from fairshare.data.datasets import load_cache
     from fairshare.data.partition import mmfl_iid
-    from fairshare.learning.engine import ClientData, TrainSettings, resolve_device, set_deterministic, to_tensors
-    from fairshare.learning.mmfl import Task, run_mmfl
-    from fairshare.learning.models import build_model
+    from fairshare.learning.engine import resolve_device, set_deterministic
+    from fairshare.learning.mmfl import run_mmfl
 
     cfg, train = section(args, "auctions"), section(args, "mmfl")
     exp = cfg["exp6"]
@@ -128,14 +126,8 @@ def exp6(args: argparse.Namespace) -> None:
     for s, name in enumerate(exp["tasks"]):
         ds = load_cache(paths[name])
         part = mmfl_iid(ds.y_train, cfg["users"], exp["size_range"], seeding.generator(root, "partition", 70 + args.seed_index, s))
-        x, y = to_tensors(ds.x_train, ds.y_train, device)
-        idx = seeding.generator(root, "sampling", 20_000 + s).permutation(len(ds.y_test))[: train["test_subset"] or len(ds.y_test)]
-        xt, yt = to_tensors(ds.x_test[idx], ds.y_test[idx], device)
-        clients = [ClientData(x[torch.as_tensor(ix, device=device)], y[torch.as_tensor(ix, device=device)]) for ix in part.client_indices]
-        torch.manual_seed(seeding.integer_seed(root, "init", 70 + args.seed_index, s) % (2**31))
-        model = build_model(train["models"][ds.name], ds.input_shape, ds.n_classes, faithful=train["faithful_models"], track_running_stats=False).to(device)
-        settings = TrainSettings(train["local_epochs"], train["batch_size"], train["lr"], train["momentum"], train["weight_decay"].get(ds.name, train["weight_decay"]["default"]))
-        tasks.append(Task(f"{name}#{s}", model, clients, xt, yt, settings))
+        tasks.append(make_task(name, ds, part, position=s, train_cfg=train, root=root, init_key=70 + args.seed_index, test_key=20_000 + s,
+                               device=device, mask_absent=False))
     rows, _ = run_mmfl(tasks, n_clients=cfg["users"], active_rate=1.0, rounds=exp["rounds"], policy="fedfair", alpha=train["alpha"],
                        weighted_aggregation=True, executor=train["executor"], sampling_rng=lambda r: seeding.generator(root, "sampling", 80 + args.seed_index, r),
                        order_rng=lambda r, s, c: seeding.generator(root, "data_order", 80 + args.seed_index, r, s, c), checkpoint=args.checkpoint,

@@ -57,19 +57,40 @@ def _experiment(cfg: dict, name: str) -> dict:
     raise CommandError(f"experiment '{name}' is not in the mmfl config")
 
 
-def run(args: argparse.Namespace) -> None:
+def make_task(name: str, ds, part, *, position: int, train_cfg: dict, root: int, init_key: int, test_key: int, device, mask_absent: bool):
+    """One multi-model FL task from a cached dataset and a client partition, with the mmfl block's training settings."""
     import torch
 
-    from fairshare.learning.engine import ClientData, TrainSettings, resolve_device, set_deterministic, to_tensors
-    from fairshare.learning.mmfl import Task, run_mmfl
+    from fairshare.learning.engine import ClientData, TrainSettings, to_tensors
+    from fairshare.learning.mmfl import Task
     from fairshare.learning.models import build_model
+
+    x, y = to_tensors(ds.x_train, ds.y_train, device)
+    n_test = train_cfg["test_subset"] or len(ds.y_test)
+    test_idx = seeding.generator(root, "sampling", test_key).permutation(len(ds.y_test))[:n_test]
+    xt, yt = to_tensors(ds.x_test[test_idx], ds.y_test[test_idx], device)
+    clients = []
+    for ix, counts in zip(part.client_indices, part.counts):
+        ixt = torch.as_tensor(ix, device=device)
+        clients.append(ClientData(x[ixt], y[ixt], torch.as_tensor(counts > 0, device=device)))
+    torch.manual_seed(seeding.integer_seed(root, "init", init_key, position) % (2**31))
+    model = build_model(train_cfg["models"][ds.name], ds.input_shape, ds.n_classes, faithful=train_cfg["faithful_models"],
+                        track_running_stats=False).to(device)
+    settings = TrainSettings(epochs=train_cfg["local_epochs"], batch_size=train_cfg["batch_size"], lr=train_cfg["lr"],
+                             momentum=train_cfg["momentum"], weight_decay=train_cfg["weight_decay"].get(ds.name, train_cfg["weight_decay"]["default"]),
+                             absent_class_fill=0.0 if mask_absent else None)
+    return Task(f"{name}#{position}", model, clients, xt, yt, settings)
+
+
+def run(args: argparse.Namespace) -> None:
+    from fairshare.learning.engine import resolve_device, set_deterministic
+    from fairshare.learning.mmfl import run_mmfl
 
     cfg = section(args, "mmfl")
     root = section(args, "seed")
     exp = _experiment(cfg, args.experiment)
     policy, alpha = method_alpha(args.method, cfg["alpha"])
-    seed = seeding.integer_seed(root, "mmfl", args.seed_index) % (2**31)
-    set_deterministic(seed)
+    set_deterministic(seeding.integer_seed(root, "mmfl", args.seed_index) % (2**31))
     device = resolve_device(section(args, "device"))
     paths = dict(item.split("=", 1) for item in args.datasets)
     tasks = []
@@ -82,21 +103,8 @@ def run(args: argparse.Namespace) -> None:
             part = mmfl_iid(ds.y_train, exp["clients"], exp["size_range"], prng)
         else:
             part = mmfl_noniid(ds.y_train, exp["clients"], exp["size_range"], exp["class_ratio"], prng)
-        x, y = to_tensors(ds.x_train, ds.y_train, device)
-        n_test = cfg["test_subset"] or len(ds.y_test)
-        test_idx = seeding.generator(root, "sampling", 10_000 + s).permutation(len(ds.y_test))[:n_test]
-        xt, yt = to_tensors(ds.x_test[test_idx], ds.y_test[test_idx], device)
-        clients = []
-        for ix, counts in zip(part.client_indices, part.counts):
-            ixt = torch.as_tensor(ix, device=device)
-            clients.append(ClientData(x[ixt], y[ixt], torch.as_tensor(counts > 0, device=device)))
-        torch.manual_seed(seeding.integer_seed(root, "init", args.seed_index, s) % (2**31))
-        model = build_model(cfg["models"][ds.name], ds.input_shape, ds.n_classes, faithful=cfg["faithful_models"],
-                            track_running_stats=False).to(device)
-        settings = TrainSettings(epochs=cfg["local_epochs"], batch_size=cfg["batch_size"], lr=cfg["lr"], momentum=cfg["momentum"],
-                                 weight_decay=cfg["weight_decay"].get(ds.name, cfg["weight_decay"]["default"]),
-                                 absent_class_fill=0.0 if cfg["mask_absent_classes"] and exp["partition"] != "iid" else None)
-        tasks.append(Task(f"{name}#{s}", model, clients, xt, yt, settings))
+        tasks.append(make_task(name, ds, part, position=s, train_cfg=cfg, root=root, init_key=args.seed_index, test_key=10_000 + s,
+                               device=device, mask_absent=cfg["mask_absent_classes"] and exp["partition"] != "iid"))
     rows, alloc = run_mmfl(tasks, n_clients=exp["clients"], active_rate=exp["active_rate"], rounds=exp["rounds"], policy=policy, alpha=alpha,
                            weighted_aggregation=cfg["weighted_aggregation"][policy], executor=cfg["executor"],
                            sampling_rng=lambda r: seeding.generator(root, "sampling", args.seed_index, r),
