@@ -7,6 +7,8 @@
 - ``PreActResNet18``: pre-activation ResNet-18 for CIFAR-10. ``track_running_stats=False`` reproduces the authors'
   batch norm without running statistics (batch statistics also at evaluation); the default tracks them.
 - ``MLP``: the payoff paper's 784-64-64-10 network, and a small model for tabular/synthetic data.
+- ``aequa_cnn1`` / ``aequa_cnn2`` / ``aequa_lstm``: Aequa's slimmable 1-conv and 2-conv CNNs and text LSTM
+  (``fairshare.learning.slimmable``; layer widths are reconstructions, the paper lost them).
 Any input size works: the flattened size is computed from ``input_shape``.
 """
 from __future__ import annotations
@@ -95,7 +97,7 @@ class MLP(nn.Module):
         return self.net(x)
 
 
-MODELS = ("mnist_cnn", "preact_resnet18", "mlp")
+MODELS = ("mnist_cnn", "preact_resnet18", "mlp", "aequa_cnn1", "aequa_cnn2", "aequa_lstm")
 
 
 def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options) -> nn.Module:
@@ -106,4 +108,12 @@ def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options
         return PreActResNet18(input_shape, n_classes, track_running_stats=options.get("track_running_stats", True), width=options.get("width", 64))
     if name == "mlp":
         return MLP(input_shape, n_classes, options.get("hidden", (64, 64)))
+    if name in ("aequa_cnn1", "aequa_cnn2"):
+        from fairshare.learning.slimmable import SlimmableCNN
+
+        return SlimmableCNN(input_shape, n_classes, convs=1 if name == "aequa_cnn1" else 2, widths=options.get("widths"))
+    if name == "aequa_lstm":
+        from fairshare.learning.slimmable import SlimmableTextLSTM
+
+        return SlimmableTextLSTM(options["vocab_size"], n_classes, options.get("embed_dim", 300), options.get("hidden", 120))
     raise ValueError(f"unknown model '{name}'; choose one of {', '.join(MODELS)}")

@@ -1,0 +1,194 @@
+"""Slimmable layers (Yu et al. 2019) for Aequa: one network whose width-p sub-network keeps the first ceil(p C)
+channels/units of every hidden layer, so sub-networks are nested (width p's parameters are a slice of width 1's).
+
+Network inputs and the classifier's outputs are never slimmed. Switchable batch norm keeps one set of statistics and
+affine parameters per width of a discrete grid. ``set_width(model, p)`` switches a whole model;
+``subnetwork_state(model, p)`` slices out the width-p parameters (the reward model a participant receives).
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def units(p: float, channels: int) -> int:
+    """Channels kept at width p: ceil(p C), at least 1."""
+    if not 0 < p <= 1:
+        raise ValueError(f"width must be in (0, 1], got {p}")
+    return max(1, math.ceil(p * channels - 1e-9))
+
+
+class _Slimmable:
+    width: float = 1.0
+
+
+class SlimmableLinear(nn.Linear, _Slimmable):
+    def __init__(self, in_features: int, out_features: int, slim_in: bool = True, slim_out: bool = True):
+        super().__init__(in_features, out_features)
+        self.slim_in, self.slim_out = slim_in, slim_out
+
+    def active(self) -> tuple[int, int]:
+        return (units(self.width, self.out_features) if self.slim_out else self.out_features,
+                units(self.width, self.in_features) if self.slim_in else self.in_features)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out_u, in_u = self.active()
+        return F.linear(x[..., :in_u], self.weight[:out_u, :in_u], self.bias[:out_u])
+
+
+class SlimmableConv2d(nn.Conv2d, _Slimmable):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, slim_in: bool = True, slim_out: bool = True, **kwargs):
+        super().__init__(in_channels, out_channels, kernel_size, **kwargs)
+        self.slim_in, self.slim_out = slim_in, slim_out
+
+    def active(self) -> tuple[int, int]:
+        return (units(self.width, self.out_channels) if self.slim_out else self.out_channels,
+                units(self.width, self.in_channels) if self.slim_in else self.in_channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out_u, in_u = self.active()
+        bias = self.bias[:out_u] if self.bias is not None else None
+        return F.conv2d(x[:, :in_u], self.weight[:out_u, :in_u], bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class SwitchableBatchNorm2d(nn.Module, _Slimmable):
+    """One BatchNorm2d per width of ``widths`` (statistics and affine parameters are not shared across widths)."""
+
+    def __init__(self, channels: int, widths: Sequence[float], track_running_stats: bool = False):
+        super().__init__()
+        self.widths = tuple(sorted(widths))
+        self.bn = nn.ModuleList(nn.BatchNorm2d(units(p, channels), track_running_stats=track_running_stats) for p in self.widths)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.width not in self.widths:
+            raise ValueError(f"width {self.width} is not in this switchable batch norm's grid {self.widths}")
+        return self.bn[self.widths.index(self.width)](x)
+
+
+class SlimmableLSTM(nn.Module, _Slimmable):
+    """Single-layer LSTM whose four gate blocks are each cut to the first ceil(p H) units (input size not slimmed)."""
+
+    def __init__(self, input_size: int, hidden_size: int):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.weight_ih = nn.Parameter(torch.empty(4 * hidden_size, input_size))
+        self.weight_hh = nn.Parameter(torch.empty(4 * hidden_size, hidden_size))
+        self.bias = nn.Parameter(torch.zeros(4 * hidden_size))
+        bound = 1 / math.sqrt(hidden_size)
+        nn.init.uniform_(self.weight_ih, -bound, bound)
+        nn.init.uniform_(self.weight_hh, -bound, bound)
+
+    def _rows(self, h: int) -> torch.Tensor:
+        return torch.cat([torch.arange(g * self.hidden_size, g * self.hidden_size + h) for g in range(4)])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: (batch, time, input) -> last hidden state (batch, ceil(p H))."""
+        h_units = units(self.width, self.hidden_size)
+        rows = self._rows(h_units).to(x.device)
+        w_ih, w_hh, b = self.weight_ih[rows], self.weight_hh[rows][:, :h_units], self.bias[rows]
+        h = x.new_zeros(x.shape[0], h_units)
+        c = x.new_zeros(x.shape[0], h_units)
+        for t in range(x.shape[1]):
+            gates = x[:, t] @ w_ih.T + h @ w_hh.T + b
+            i, f, g, o = gates.chunk(4, dim=1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+            h = torch.sigmoid(o) * torch.tanh(c)
+        return h
+
+
+def set_width(model: nn.Module, p: float) -> nn.Module:
+    """Switch every slimmable layer of ``model`` to width ``p``."""
+    units(p, 1)
+    for m in model.modules():
+        if isinstance(m, _Slimmable):
+            m.width = p
+    return model
+
+
+def subnetwork_state(model: nn.Module, p: float) -> dict[str, torch.Tensor]:
+    """The parameters of the width-p sub-network: nested slices of the full tensors (switchable BN: width p's copy)."""
+    previous = {m: m.width for m in model.modules() if isinstance(m, _Slimmable)}
+    out: dict[str, torch.Tensor] = {}
+    for name, m in model.named_modules():
+        prefix = f"{name}." if name else ""
+        if isinstance(m, (SlimmableLinear, SlimmableConv2d)):
+            set_width(m, p)
+            out_u, in_u = m.active()
+            out[prefix + "weight"] = m.weight[:out_u, :in_u].detach().clone()
+            if m.bias is not None:
+                out[prefix + "bias"] = m.bias[:out_u].detach().clone()
+        elif isinstance(m, SlimmableLSTM):
+            h = units(p, m.hidden_size)
+            rows = m._rows(h)
+            out[prefix + "weight_ih"] = m.weight_ih[rows].detach().clone()
+            out[prefix + "weight_hh"] = m.weight_hh[rows][:, :h].detach().clone()
+            out[prefix + "bias"] = m.bias[rows].detach().clone()
+        elif isinstance(m, SwitchableBatchNorm2d):
+            k = m.widths.index(p)
+            for key, value in m.bn[k].state_dict().items():
+                out[f"{prefix}bn.{k}.{key}"] = value.detach().clone()
+    for m, width in previous.items():
+        m.width = width
+    return out
+
+
+class SlimmableCNN(nn.Module):
+    """Aequa's CNNs, slimmable: ``convs=1`` (MNIST/FMNIST, 1 conv + 2 FC) or ``convs=2`` (SVHN, 2 conv + 2 FC).
+
+    Layer widths are the spec's placeholders (the paper lost them; reconstruction): conv 32 (and 64) channels 5x5,
+    FC 128 (1 conv) or 512 (2 conv). ``widths`` given: switchable batch norm after each conv on that grid.
+    """
+
+    def __init__(self, input_shape: Sequence[int], n_classes: int, convs: int = 1, widths: Sequence[float] | None = None):
+        super().__init__()
+        c, h, w = input_shape
+        chans = [c, 32, 64][: convs + 1]
+        self.convs = nn.ModuleList(SlimmableConv2d(chans[i], chans[i + 1], 5, slim_in=i > 0, padding=2) for i in range(convs))
+        self.norms = nn.ModuleList(SwitchableBatchNorm2d(chans[i + 1], widths) for i in range(convs)) if widths else None
+        spatial = (h // 2**convs) * (w // 2**convs)
+        hidden = 128 if convs == 1 else 512
+        self.fc1 = _SlimmableFlatLinear(chans[-1], spatial, hidden)
+        self.fc2 = SlimmableLinear(hidden, n_classes, slim_out=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for i, conv in enumerate(self.convs):
+            x = conv(x)
+            if self.norms is not None:
+                x = self.norms[i](x)
+            x = F.max_pool2d(F.relu(x), 2)
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+class _SlimmableFlatLinear(SlimmableLinear):
+    """Linear layer after flattening (channels x spatial): slims whole channels of its input, keeping nesting."""
+
+    def __init__(self, channels: int, spatial: int, out_features: int):
+        super().__init__(channels * spatial, out_features)
+        self.channels, self.spatial = channels, spatial
+
+    def active(self) -> tuple[int, int]:
+        return units(self.width, self.out_features), units(self.width, self.channels) * self.spatial
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out_u, in_u = self.active()
+        return F.linear(x.flatten(1), self.weight[:out_u, :in_u], self.bias[:out_u])
+
+
+class SlimmableTextLSTM(nn.Module):
+    """Aequa's LSTM for SST (IAFL-style reconstruction): embedding (not slimmed) -> LSTM -> 3 FC layers."""
+
+    def __init__(self, vocab_size: int, n_classes: int, embed_dim: int = 300, hidden: int = 120):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, embed_dim)
+        self.lstm = SlimmableLSTM(embed_dim, hidden)
+        self.fc1 = SlimmableLinear(hidden, 120)
+        self.fc2 = SlimmableLinear(120, 84)
+        self.fc3 = SlimmableLinear(84, n_classes, slim_out=False)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        h = self.lstm(self.embed(tokens))
+        return self.fc3(F.relu(self.fc2(F.relu(self.fc1(h)))))
