@@ -1,53 +1,71 @@
-# "Data Sharing with Endogenous Choices over Differential Privacy Levels": closed-form, CPU, seconds.
+# "Data Sharing with Endogenous Choices over Differential Privacy Levels": closed form, numpy/scipy, seconds on a CPU.
 DP_REF = "workflow/reference/dp_coalitions_printed.yaml"
+DP_RESULTS = "results/dp_coalitions"
+DP_FIGURES = "figures/dp_coalitions"
 
 
 rule dp_fig1_intervals:
     input:
         DP_REF,
     output:
-        intervals="results/dp_coalitions/fig1_intervals.csv",
-        windows="results/dp_coalitions/fig1_windows.csv",
+        intervals=f"{DP_RESULTS}/fig1_intervals.csv",
+        windows=f"{DP_RESULTS}/fig1_windows.csv",
     shell:
         "fairshare dp-coalitions fig1 --reference {input} --intervals {output.intervals} --windows {output.windows}"
+
+
+rule dp_fig1_plot:
+    input:
+        ref=DP_REF,
+        intervals=f"{DP_RESULTS}/fig1_intervals.csv",
+    output:
+        multiext(f"{DP_FIGURES}/fig1", ".png", ".pdf"),
+    params:
+        cfg=lambda w: cfg_json("seed", "dp_coalitions"),
+        stem=f"{DP_FIGURES}/fig1",
+    shell:
+        "fairshare dp-coalitions plot-fig1 --intervals {input.intervals} --reference {input.ref} --stem {params.stem} --cfg {params.cfg}"
 
 
 rule dp_examples:
     input:
         DP_REF,
     output:
-        "results/dp_coalitions/worked_examples.csv",
+        f"{DP_RESULTS}/worked_examples.csv",
     shell:
         "fairshare dp-coalitions examples --reference {input} --output {output}"
 
 
 rule dp_pos:
     output:
-        "results/dp_coalitions/price_of_stability.csv",
+        f"{DP_RESULTS}/price_of_stability.csv",
     params:
         cfg=lambda w: cfg_json("seed", "dp_coalitions"),
     shell:
         "fairshare dp-coalitions pos --output {output} --cfg {params.cfg}"
 
 
+rule dp_pos_plot:
+    input:
+        f"{DP_RESULTS}/price_of_stability.csv",
+    output:
+        multiext(f"{DP_FIGURES}/price_of_stability", ".png", ".pdf"),
+    params:
+        stem=f"{DP_FIGURES}/price_of_stability",
+    shell:
+        "fairshare dp-coalitions plot-pos --pos {input} --stem {params.stem}"
+
+
 rule dp_claims:
     input:
-        pos="results/dp_coalitions/price_of_stability.csv",
-        examples="results/dp_coalitions/worked_examples.csv",
+        ref=DP_REF,
+        intervals=f"{DP_RESULTS}/fig1_intervals.csv",
+        examples=f"{DP_RESULTS}/worked_examples.csv",
+        pos=f"{DP_RESULTS}/price_of_stability.csv",
     output:
-        "results/dp_coalitions/claims.csv",
+        f"{DP_RESULTS}/claims.csv",
     params:
         cfg=lambda w: cfg_json("seed", "dp_coalitions"),
     shell:
-        "fairshare dp-coalitions claims --pos {input.pos} --examples {input.examples} --output {output} --cfg {params.cfg}"
-
-
-rule dp_figures:
-    input:
-        ref=DP_REF,
-        intervals="results/dp_coalitions/fig1_intervals.csv",
-        pos="results/dp_coalitions/price_of_stability.csv",
-    output:
-        [f"figures/dp_coalitions/{name}.{ext}" for name in ("fig1", "price_of_stability") for ext in ("png", "pdf")],
-    shell:
-        "fairshare dp-coalitions figures --reference {input.ref} --intervals {input.intervals} --pos {input.pos} --outdir figures/dp_coalitions"
+        "fairshare dp-coalitions claims --reference {input.ref} --intervals {input.intervals} --examples {input.examples}"
+        " --pos {input.pos} --output {output} --cfg {params.cfg}"
