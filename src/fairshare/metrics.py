@@ -52,11 +52,31 @@ def mean_collaboration_gain(reward_acc: Sequence[float], standalone_acc: Sequenc
     return float(np.mean(collaboration_gains(reward_acc, standalone_acc)))
 
 
-def collaboration_gain_spread(reward_acc: Sequence[float], standalone_acc: Sequence[float]) -> float:
-    """CGS: standard deviation of the collaboration gains (Aequa App. B)."""
-    return float(np.std(collaboration_gains(reward_acc, standalone_acc)))
+def collaboration_gain_spread(reward_acc: Sequence[float], standalone_acc: Sequence[float], ddof: int = 0) -> float:
+    """CGS: standard deviation of the collaboration gains (Aequa App. B; population std by default, ``ddof=1``
+    for the sample std: the paper does not say which)."""
+    return float(np.std(collaboration_gains(reward_acc, standalone_acc), ddof=ddof))
 
 
 def individual_rationality(reward_acc: Sequence[float], standalone_acc: Sequence[float], tol: float = 0.0) -> np.ndarray:
     """Per client: the reward is at least as good as training alone."""
     return collaboration_gains(reward_acc, standalone_acc) >= -tol
+
+
+def incentivized_participation_rate(reward_acc: Sequence[float], standalone_acc: Sequence[float], tol: float = 0.0) -> float:
+    """IPR (Cho et al. 2022): fraction of clients whose reward is at least their standalone accuracy."""
+    return float(np.mean(individual_rationality(reward_acc, standalone_acc, tol)))
+
+
+def times_best(table: np.ndarray, higher_is_better: bool = True, atol: float = 1e-12) -> np.ndarray:
+    """Per column (method), in how many rows (settings) it is best; ties count for every tied method; NaN never wins.
+
+    The "Number of times that [method] performs the best" row of Aequa's tables.
+    """
+    t = np.asarray(table, float)
+    if not higher_is_better:
+        t = -t
+    filled = np.where(np.isnan(t), -np.inf, t)
+    best = filled.max(axis=1, keepdims=True)
+    wins = (filled >= best - atol) & np.isfinite(filled)
+    return wins.sum(axis=0)

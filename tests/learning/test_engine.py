@@ -1,13 +1,23 @@
-"""Training engine: the batched executor reproduces the sequential reference; aggregation; resume after a kill."""
+"""Training engine: the batched executor reproduces the sequential reference (same seeds, float tolerance)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
+from torch import nn
 
-from fairshare.learning.aggregation import masked_average, uniform_average, weighted_average
-from fairshare.learning.engine import ClientData, TrainSettings, evaluate, local_train
+from fairshare.learning.engine import (ClientData, TrainSettings, batch_plan, choose_executor, decayed_lr, evaluate,
+                                       local_train)
 from fairshare.learning.models import build_model
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tiny models: one intra-op thread is fastest here and does not stall when other jobs load the shared cores."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def _clients(shape, sizes, n_classes=10, seed=0, masks=False):
@@ -21,78 +31,153 @@ def _clients(shape, sizes, n_classes=10, seed=0, masks=False):
     return out
 
 
-def _run(model, clients, settings, executor, global_params=None):
-    global_params = global_params or {k: v.clone() for k, v in model.state_dict().items()}
+def _train(model, clients, settings, executor, start, chunk=None, vectorize=None, step_widths=None):
     gens = [np.random.default_rng(100 + i) for i in range(len(clients))]
-    return local_train(model, global_params, clients, settings, generators=gens, executor=executor)
+    return local_train(model, start, clients, settings, generators=gens, executor=executor, chunk=chunk, vectorize=vectorize,
+                       step_widths=step_widths)
+
+
+def _assert_agree(model, clients, settings, atol=2e-5, step_widths=None):
+    """Sequential reference vs the batched executor in both modes (vmapped, client by client)."""
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    seq = _train(model, clients, settings, "sequential", start, step_widths=step_widths)
+    for vectorize in (True, False):
+        bat = _train(model, clients, settings, "batched", start, vectorize=vectorize, step_widths=step_widths)
+        assert len(seq) == len(bat) == len(clients)
+        for s, b in zip(seq, bat):
+            assert set(s) == set(b) == set(start)
+            assert any(not torch.equal(s[k], start[k]) for k in s)  # training moved the parameters
+            for k in s:
+                diff = float((s[k].double() - b[k].double()).abs().max())
+                assert torch.allclose(s[k].double(), b[k].double(), atol=atol, rtol=1e-4), (vectorize, k, diff)
+    return start, seq, bat
+
+
+# clients of unequal sizes: different step counts, partial last batches, 2 epochs, momentum and weight decay
+SIZES = [23, 17, 31]
+SETTINGS = TrainSettings(epochs=2, batch_size=8, lr=0.05, momentum=0.9, weight_decay=1e-3)
 
 
 @pytest.mark.parametrize("name, shape, options, mask_fill", [
     ("mnist_cnn", (1, 12, 12), {}, None),
-    ("mnist_cnn", (1, 12, 12), {"faithful": True}, 0.0),
-    ("preact_resnet18", (3, 16, 16), {"track_running_stats": False, "width": 4}, None),
+    ("mnist_cnn", (1, 12, 12), {"faithful": True}, 0.0),  # the authors' double softmax and absent-class masking
+    ("small_cnn", (1, 8, 8), {}, None),
     ("mlp", (20,), {"hidden": (16,)}, None),
 ])
 def test_batched_matches_sequential(name, shape, options, mask_fill):
     torch.manual_seed(1)
     model = build_model(name, shape, 10, **options)
-    clients = _clients(shape, [23, 17, 31], masks=mask_fill is not None)
-    settings = TrainSettings(epochs=2, batch_size=8, lr=0.05, momentum=0.9, weight_decay=1e-3, absent_class_fill=mask_fill,
-                             drop_last=name == "preact_resnet18")
-    start = {k: v.clone() for k, v in model.state_dict().items()}
-    seq = _run(model, clients, settings, "sequential", start)
-    bat = _run(model, clients, settings, "batched", start)
-    for s, b in zip(seq, bat):
-        assert any(not torch.equal(s[k], start[k]) for k in s)  # training moved the parameters
-        for k in s:
-            assert torch.allclose(s[k], b[k], atol=2e-5, rtol=1e-4), (name, k, float((s[k] - b[k]).abs().max()))
+    clients = _clients(shape, SIZES, masks=mask_fill is not None)
+    _assert_agree(model, clients, TrainSettings(2, 8, 0.05, 0.9, 1e-3, absent_class_fill=mask_fill))
 
 
-def test_batched_refuses_running_statistics():
-    model = build_model("preact_resnet18", (3, 8, 8), 10, width=4)
-    with pytest.raises(ValueError, match="running statistics"):
-        _run(model, _clients((3, 8, 8), [8]), TrainSettings(1, 4, 0.1), "batched")
+@pytest.mark.parametrize("track", [False, True])
+def test_batched_matches_sequential_on_a_resnet(track):
+    """Batch norm: batch statistics over exactly each client's samples (partial batches grouped by size), and with
+    running statistics, per-client running means and variances."""
+    torch.manual_seed(2)
+    model = build_model("preact_resnet18", (3, 16, 16), 10, width=2, track_running_stats=track)
+    _, seq, _ = _assert_agree(model, _clients((3, 16, 16), [15, 10], seed=3), TrainSettings(1, 4, 0.05, 0.9, 1e-3), atol=1e-4)
+    if track:
+        assert not torch.equal(seq[0]["bn.running_mean"], seq[1]["bn.running_mean"])
 
 
-def test_batch_norm_with_partial_batches_is_refused_in_batched_mode():
-    model = build_model("preact_resnet18", (3, 16, 16), 10, track_running_stats=False, width=4)
-    with pytest.raises(ValueError, match="drop_last"):
-        _run(model, _clients((3, 16, 16), [10]), TrainSettings(1, 4, 0.1), "batched")
+def test_slimmable_width_and_unused_parameters():
+    """A slimmable CNN at width 0.5 with switchable batch norm: both executors train the width-0.5 slice and BN copy,
+    and neither touches the other widths' BN copies (no gradient, so no weight decay either, as in torch SGD)."""
+    from fairshare.learning.slimmable import SlimmableCNN, set_width
+
+    torch.manual_seed(4)
+    model = set_width(SlimmableCNN((1, 8, 8), 10, convs=2, widths=(0.25, 0.5, 1.0)), 0.5)
+    start, seq, bat = _assert_agree(model, _clients((1, 8, 8), [16, 24], seed=5),
+                                    TrainSettings(1, 8, 0.05, 0.9, 1e-2, drop_last=True))
+    for states in (seq, bat):
+        assert not torch.equal(states[0]["norms.0.bn.1.weight"], start["norms.0.bn.1.weight"])
+        assert torch.equal(states[0]["norms.0.bn.0.weight"], start["norms.0.bn.0.weight"])
+        outside, before = states[0]["fc1.weight"][256:], start["fc1.weight"][256:]  # rows beyond width 0.5 of 512
+        factor = float(outside[0, 0] / before[0, 0])
+        assert 0.99 < factor < 1 and torch.allclose(outside, factor * before, rtol=1e-4, atol=1e-7)  # weight decay only
 
 
-def test_results_do_not_depend_on_chunking():
+def test_results_do_not_depend_on_chunking_or_client_order():
     torch.manual_seed(2)
     model = build_model("mlp", (10,), 3, hidden=(8,))
     clients = _clients((10,), [9, 14, 5, 11], n_classes=3)
-    settings = TrainSettings(epochs=1, batch_size=4, lr=0.1)
-    g = {k: v.clone() for k, v in model.state_dict().items()}
-    whole = local_train(model, g, clients, settings, generators=[np.random.default_rng(i) for i in range(4)])
-    parts = local_train(model, g, clients, settings, generators=[np.random.default_rng(i) for i in range(4)], chunk=3)
+    settings = TrainSettings(epochs=1, batch_size=4, lr=0.1, momentum=0.5)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    whole = _train(model, clients, settings, "batched", start)
+    parts = _train(model, clients, settings, "batched", start, chunk=3)
     assert all(torch.equal(a[k], b[k]) for a, b in zip(whole, parts) for k in a)
+    # client 1 alone, with its own generator, gets the same result as inside the cohort
+    alone = local_train(model, start, [clients[1]], settings, generators=[np.random.default_rng(101)], executor="batched")
+    assert all(torch.allclose(alone[0][k], whole[1][k], atol=1e-6) for k in alone[0])
 
 
-def test_aggregation_rules():
-    a = {"w": torch.tensor([1.0, 2.0])}
-    b = {"w": torch.tensor([3.0, 6.0])}
-    assert torch.allclose(weighted_average([a, b], [1, 3])["w"], torch.tensor([2.5, 5.0]))
-    assert torch.allclose(uniform_average([a, b])["w"], torch.tensor([2.0, 4.0]))
-    masks = [{"w": torch.tensor([1.0, 0.0])}, {"w": torch.tensor([1.0, 0.0])}]
-    out = masked_average([a, b], masks, fallback={"w": torch.tensor([9.0, 9.0])})
-    assert torch.allclose(out["w"], torch.tensor([2.0, 9.0]))
-    with pytest.raises(ValueError):
-        weighted_average([a, b], [0, 0])
+def test_start_point_is_global_params_not_the_models_weights():
+    torch.manual_seed(3)
+    model = build_model("mlp", (6,), 2, hidden=(4,))
+    clients = _clients((6,), [8], n_classes=2)
+    start = {k: torch.zeros_like(v) for k, v in model.state_dict().items()}
+    settings = TrainSettings(1, 8, 0.1)
+    for executor in ("batched", "sequential"):
+        out = _train(model, clients, settings, executor, start)[0]
+        assert torch.equal(out["net.1.weight"], torch.zeros(4, 6))  # zero hidden layer: no gradient reaches it
+        assert not torch.equal(out["net.3.bias"], torch.zeros(2))
+
+
+def test_auto_executor_and_cumulative_batch_norm():
+    assert choose_executor(build_model("mlp", (4,), 2), "cpu") == "batched"
+    assert choose_executor(build_model("mnist_cnn", (1, 8, 8), 2), "cpu") == "batched"
+    cumulative = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3, momentum=None), nn.Linear(3, 2))
+    assert choose_executor(cumulative, "cpu") == "sequential"
+    clients = _clients((4,), [8], n_classes=2)
+    with pytest.raises(ValueError, match="momentum=None"):
+        _train(cumulative, clients, TrainSettings(1, 4, 0.1), "batched", cumulative.state_dict())
+    assert len(_train(cumulative, clients, TrainSettings(1, 4, 0.1), "auto", cumulative.state_dict())) == 1
+
+
+def test_batch_plan_and_argument_checks():
+    settings = TrainSettings(epochs=2, batch_size=4, lr=0.1)
+    plan = batch_plan(10, settings, np.random.default_rng(0))
+    assert [len(b) for b in plan] == [4, 4, 2, 4, 4, 2]
+    assert sorted(np.concatenate(plan[:3])) == list(range(10))  # each epoch is a permutation
+    assert [len(b) for b in batch_plan(10, TrainSettings(1, 4, 0.1, drop_last=True), np.random.default_rng(0))] == [4, 4]
+    model = build_model("mlp", (4,), 2)
+    with pytest.raises(ValueError, match="executor"):
+        local_train(model, model.state_dict(), _clients((4,), [4]), settings, generators=[np.random.default_rng(0)], executor="fast")
+    with pytest.raises(ValueError, match="Generator"):
+        local_train(model, model.state_dict(), _clients((4,), [4]), settings, generators=[])
+
+
+def test_decayed_lr_inert_quirk():
+    assert decayed_lr(0.01, 0.98, 3) == pytest.approx(0.01 * 0.98**3)
+    assert decayed_lr(0.01, 0.98, 3, inert=True) == 0.01  # the authors' StepLR, stepped once per fresh client optimiser
 
 
 def test_evaluate_counts_correct_predictions():
     model = build_model("mlp", (2,), 2, hidden=())
     params = {"net.1.weight": torch.tensor([[1.0, 0.0], [0.0, 1.0]]), "net.1.bias": torch.zeros(2)}
-    acc, _ = evaluate(model, params, torch.tensor([[2.0, 0.0], [0.0, 2.0], [1.0, 3.0]]), torch.tensor([0, 1, 0]))
+    acc, loss = evaluate(model, params, torch.tensor([[2.0, 0.0], [0.0, 2.0], [1.0, 3.0]]), torch.tensor([0, 1, 0]), batch_size=2)
     assert acc == pytest.approx(2 / 3)
+    expected = torch.nn.functional.cross_entropy(torch.tensor([[2.0, 0.0], [0.0, 2.0], [1.0, 3.0]]), torch.tensor([0, 1, 0]))
+    assert loss == pytest.approx(float(expected), rel=1e-5)
 
 
-def test_auto_executor_choice():
-    from fairshare.learning.engine import choose_executor
+def test_per_step_widths_agree_between_executors():
+    """Aequa-style steps (full width + one width sampled per client and step, summed losses) on a slimmable CNN with
+    switchable batch norm: the executors agree, and a width's batch-norm copy moves only for clients that used it."""
+    from fairshare.learning.slimmable import SlimmableCNN, set_width
 
-    assert choose_executor(build_model("mlp", (4,), 2), "cpu") == "batched"
-    assert choose_executor(build_model("mnist_cnn", (1, 8, 8), 2), "cpu") == "sequential"
-    assert choose_executor(build_model("preact_resnet18", (3, 8, 8), 2, width=4), "cpu") == "sequential"
+    grid = (0.25, 0.5, 1.0)
+    torch.manual_seed(6)
+    model = set_width(SlimmableCNN((1, 8, 8), 10, convs=1, widths=grid), 1.0)
+    clients = _clients((1, 8, 8), [16, 24, 8], seed=7)
+    sampled = np.random.default_rng(8).choice([0.25, 0.5], size=(3, 3))  # widths 0.25/0.5 per (client, step)
+    sampled[2, 0] = 0.25  # client 2 (one step) never trains width 0.5
+    widths = lambda i, t: [1.0, float(sampled[i, t])]  # noqa: E731
+    start, _, bat = _assert_agree(model, clients, TrainSettings(1, 8, 0.05, 0.9, 1e-2, drop_last=True), step_widths=widths)
+    assert all(m.width == 1.0 for m in model.modules() if hasattr(type(m), "width"))  # widths restored
+    runs = {"batched": bat}
+    client2 = runs["batched"][2]
+    assert not torch.equal(client2["norms.0.bn.0.weight"], start["norms.0.bn.0.weight"])  # width 0.25: trained
+    assert torch.equal(client2["norms.0.bn.1.weight"], start["norms.0.bn.1.weight"])  # width 0.5: never used

@@ -1,221 +1,346 @@
 """Client-recruitment mechanisms for multi-model FL (Section V of the FedFairMMFL paper; spec §3).
 
-Every mechanism takes bids b[i, s] (users x tasks; bids equal private costs in the simulations), a total budget B
-and returns a :class:`Recruitment`: participation x[i, s] in [0, 1] (fractional only for the max-min auction's last
-round) and payments p[i, s]. Budgeted mechanisms spend at most B in total; winners are paid at least their bid.
+Users i bid b[i, s] for training task s (in the simulations bids equal the private costs c[i, s]). Every mechanism
+has the same call shape, ``mechanism(bids, budget, rng, **switches) -> Recruitment``: bids are a (users x tasks)
+array, ``budget`` the total budget B shared by the tasks, ``rng`` a numpy Generator. Deterministic mechanisms use
+``rng`` only to break ties between equal bids at random (never by user index); with ``rng=None`` ties go to the
+lower index. A :class:`Recruitment` holds the participation x[i, s] in [0, 1] (fractional only in the max-min
+auction's last round), the payments p[i, s] and, for the max-min auction, the rounds where budget moved between
+tasks. Budgeted mechanisms spend at most B; every full winner is paid at least its bid, a fractional one x times it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
-MECHANISMS = ("budget_fair", "maxmin_fair", "gmmfair", "greedy_within_budget", "random_within_budget", "val_threshold_0.4", "val_threshold_0.6")
+
+@dataclass(frozen=True)
+class AuctionEvent:
+    """A round of Algorithm 3 where some tasks could not afford their t-th user under proportional-share pricing.
+
+    ``kind`` is "reallocation" (lines 15-16: the shortfall A was moved from the other tasks), "fractional"
+    (lines 18-21: the surplus C was shared as fractional participation; the auction ends) or "stop" (the surplus
+    did not cover the shortfall and fractional allocation was off or had nothing to share). ``recipients`` are the
+    (task, user) pairs of the t-th bids that needed the event, ``donors`` those of the other tasks' t-th bids (they
+    set the donors' surplus and, in the fractional round, their price); ``amount`` is A (reallocation) or C.
+    """
+
+    round: int
+    kind: str
+    recipients: tuple[tuple[int, int], ...]
+    donors: tuple[tuple[int, int], ...]
+    amount: float
 
 
 @dataclass(frozen=True)
 class Recruitment:
-    x: np.ndarray  # participation (users x tasks)
-    payments: np.ndarray  # users x tasks
+    """Outcome of a recruitment mechanism: participation ``x`` and ``payments`` (both users x tasks)."""
+
+    x: np.ndarray
+    payments: np.ndarray
+    events: tuple[AuctionEvent, ...] = ()
 
     @property
     def take_up(self) -> np.ndarray:
-        """Recruited users per task (fractional participation counted by its fraction)."""
+        """Recruited users per task (a fractional user counts by its fraction)."""
         return self.x.sum(axis=0)
 
     @property
     def spent(self) -> float:
         return float(self.payments.sum())
 
+    @property
+    def objective(self) -> float:
+        """The max-min objective (36): the smallest take-up over tasks."""
+        return float(self.take_up.min())
+
+    @property
+    def difference(self) -> float:
+        """Largest minus smallest take-up over tasks (|n1 - n2| for two tasks, Fig. 7a)."""
+        return float(np.ptp(self.take_up))
+
     def winners(self, task: int) -> np.ndarray:
+        """Users recruited (fully or fractionally) for ``task``, ascending user index."""
         return np.flatnonzero(self.x[:, task] > 0)
+
+    @property
+    def winners_per_task(self) -> list[np.ndarray]:
+        return [self.winners(s) for s in range(self.x.shape[1])]
+
+    def to_record(self) -> dict[str, Any]:
+        """JSON-ready form: per task the winners with their participation and payment, plus totals and events."""
+        tasks = []
+        for s, users in enumerate(self.winners_per_task):
+            tasks.append({"task": s, "winners": users.tolist(), "participation": self.x[users, s].tolist(),
+                          "payments": self.payments[users, s].tolist(), "take_up": float(self.x[:, s].sum())})
+        return {"n_users": int(self.x.shape[0]), "n_tasks": int(self.x.shape[1]), "tasks": tasks, "spent": self.spent,
+                "events": [{"round": e.round, "kind": e.kind, "recipients": [list(r) for r in e.recipients],
+                            "donors": [list(d) for d in e.donors], "amount": e.amount} for e in self.events]}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> "Recruitment":
+        """Inverse of :meth:`to_record` (extra keys in ``record`` are ignored)."""
+        def pairs(items: list) -> tuple[tuple[int, int], ...]:
+            return tuple((int(s), int(u)) for s, u in items)
+
+        shape = (int(record["n_users"]), int(record["n_tasks"]))
+        x, pay = np.zeros(shape), np.zeros(shape)
+        for entry in record["tasks"]:
+            users = np.asarray(entry["winners"], dtype=int)
+            x[users, entry["task"]] = entry["participation"]
+            pay[users, entry["task"]] = entry["payments"]
+        events = tuple(AuctionEvent(int(e["round"]), e["kind"], pairs(e["recipients"]), pairs(e["donors"]), float(e["amount"]))
+                       for e in record.get("events", []))
+        return cls(x, pay, events)
+
+
+class Mechanism(Protocol):
+    def __call__(self, bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, **switches: Any) -> Recruitment: ...
 
 
 def _check(bids: np.ndarray, budget: float) -> np.ndarray:
     b = np.asarray(bids, dtype=float)
     if b.ndim != 2 or b.shape[0] < 1 or b.shape[1] < 1:
         raise ValueError("bids must be a (users x tasks) array")
-    if np.any(b < 0) or not np.all(np.isfinite(b)):
+    if not np.all(np.isfinite(b)) or np.any(b < 0):
         raise ValueError("bids must be finite and non-negative")
-    if budget < 0:
-        raise ValueError(f"budget must be non-negative, got {budget}")
+    if not np.isfinite(budget) or budget < 0:
+        raise ValueError(f"budget must be finite and non-negative, got {budget}")
     return b
 
 
-def proportional_share(bids: np.ndarray, budget: float) -> tuple[np.ndarray, float]:
-    """Singer's mechanism for one task: the k* cheapest users with b_(k) <= budget / k, each paid budget / k*."""
-    order = np.argsort(bids, kind="stable")
-    k = np.arange(1, len(bids) + 1)
-    ok = np.flatnonzero(bids[order] <= budget / k)
-    if len(ok) == 0:
-        return np.array([], dtype=int), 0.0
-    k_star = int(ok.max()) + 1
-    return order[:k_star], budget / k_star
+def ascending_order(bids: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
+    """Per task (column), users sorted by ascending bid; equal bids in random order (lower index first without rng)."""
+    if rng is None:
+        return np.argsort(bids, axis=0, kind="stable")
+    tiebreak = rng.random(bids.shape)
+    return np.column_stack([np.lexsort((tiebreak[:, s], bids[:, s])) for s in range(bids.shape[1])])
 
 
-def budget_fair(bids: np.ndarray, budget: float) -> Recruitment:
-    """Budget-Fair auction (Sec. V-A): B/S per task, proportional-share mechanism per task (truthful)."""
-    b = _check(bids, budget)
-    n, s = b.shape
-    x, pay = np.zeros_like(b), np.zeros_like(b)
-    for task in range(s):
-        winners, price = proportional_share(b[:, task], budget / s)
-        x[winners, task] = 1.0
-        pay[winners, task] = price
-    return Recruitment(x, pay)
+def proportional_share(bids: np.ndarray, budget: float, order: np.ndarray | None = None, payment: str = "threshold") -> tuple[np.ndarray, float]:
+    """Proportional-share mechanism for one task: the k* cheapest users, k* = max{k : b_(k) <= budget / k}.
 
-
-def gmmfair(bids: np.ndarray, budget: float) -> Recruitment:
-    """GMMFair (Algorithm 2): add the next-cheapest user to every task while the budget covers all of them; pay as bid."""
-    b = _check(bids, budget)
-    n, s = b.shape
-    order = np.argsort(b, axis=0, kind="stable")
-    sorted_bids = np.take_along_axis(b, order, axis=0)
-    cumulative = np.cumsum(sorted_bids.sum(axis=1))
-    t_star = int(np.searchsorted(cumulative, budget, side="right"))  # largest t with sum_{j<=t} sum_s b_(j),s <= B
-    x, pay = np.zeros_like(b), np.zeros_like(b)
-    for task in range(s):
-        winners = order[:t_star, task]
-        x[winners, task] = 1.0
-        pay[winners, task] = b[winners, task]
-    return Recruitment(x, pay)
-
-
-def maxmin_fair(bids: np.ndarray, budget: float, *, fractional: bool = True, strict: bool = True, reallocation: str = "waterfill") -> Recruitment:
-    """MMFL max-min fair auction (Algorithm 3, the spec's cleaned reading).
-
-    Each task starts with B/S and runs proportional-share pricing round by round (the t-th cheapest user joins if
-    b_(t),s <= B_s / t; all winners of s are paid B_s / t). When some tasks cannot afford their t-th user, the
-    surplus C of the tasks that can is moved to them if it covers the shortfall A (``strict``: A < C as printed,
-    else A <= C), taken from donors by water-filling (or proportionally); otherwise the surplus is shared among the
-    failing tasks as fractional participation (``fractional``) and the auction ends.
+    ``payment`` "threshold" (Singer [43]) pays every winner min(budget / k*, b_(k*+1)), the highest bid with which it
+    would still have won, so bidding the true cost is a dominant strategy. "uniform" pays budget / k* as Sec. V-A
+    prints it ("paid B/(S(k-1))"): the task then spends exactly its budget, but a user just outside the winners can
+    gain by under-bidding (see docs/auctions.md). Returns (winners, price); ``order`` is the ascending bid order.
     """
-    if reallocation not in ("waterfill", "proportional"):
-        raise ValueError("reallocation must be 'waterfill' or 'proportional'")
+    if payment not in ("threshold", "uniform"):
+        raise ValueError(f"payment must be 'threshold' or 'uniform', got '{payment}'")
+    order = np.argsort(bids, kind="stable") if order is None else order
+    affordable = np.flatnonzero(bids[order] <= budget / np.arange(1, len(bids) + 1))
+    if len(affordable) == 0:
+        return np.array([], dtype=int), 0.0
+    k_star = int(affordable.max()) + 1
+    price = budget / k_star
+    if payment == "threshold" and k_star < len(bids):
+        price = min(price, float(bids[order[k_star]]))
+    return order[:k_star], price
+
+
+def budget_fair(bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, *, payment: str = "threshold") -> Recruitment:
+    """Budget-Fair auction (Sec. V-A, Eqs. 33-35): budget B/S per task, proportional share per task.
+
+    Truthful with Singer's threshold payments (default); ``payment="uniform"`` is the price B/(S k*) as printed.
+    The winners, hence every take-up in Fig. 7, do not depend on ``payment``.
+    """
     b = _check(bids, budget)
-    n, s = b.shape
-    order = np.argsort(b, axis=0, kind="stable")
-    budgets = np.full(s, budget / s)
-    count = np.zeros(s, dtype=int)
-    price = np.zeros(s)
-    frac_user, frac_x, frac_pay = {}, {}, {}
-    for t in range(1, n + 1):
-        users = order[t - 1]
-        bt = b[users, np.arange(s)]
-        ok = bt <= budgets / t
-        failing = ~ok
-        count[ok] = t
-        price[ok] = budgets[ok] / t
-        if not failing.any():
-            continue
-        shortfall = float(np.sum(t * bt[failing] - budgets[failing]))
-        surplus_each = np.where(ok, budgets - t * bt, 0.0)
-        surplus = float(surplus_each.sum())
-        if (shortfall < surplus) if strict else (shortfall <= surplus):
-            take = _waterfill(surplus_each[ok], shortfall) if reallocation == "waterfill" else surplus_each[ok] * shortfall / surplus
-            budgets[ok] -= take
-            price[ok] = budgets[ok] / t
-            budgets[failing] = t * bt[failing]
-            count[failing] = t
-            price[failing] = bt[failing]
-            continue
-        if fractional and failing.any() and surplus > 0:
-            q = surplus / failing.sum()
-            for task in np.flatnonzero(failing):
-                user = int(users[task])
-                frac_user[task] = user
-                frac_x[task] = min(1.0, q / bt[task]) if bt[task] > 0 else 1.0
-                frac_pay[task] = min(q, bt[task])
-            # donors keep just enough to pay their t-th users their bids
-            budgets[ok] = t * bt[ok]
-            price[ok] = bt[ok]
-        break
+    order = ascending_order(b, rng)
     x, pay = np.zeros_like(b), np.zeros_like(b)
-    for task in range(s):
-        winners = order[: count[task], task]
-        x[winners, task] = 1.0
-        pay[winners, task] = price[task]
-        if task in frac_user:
-            x[frac_user[task], task] = frac_x[task]
-            pay[frac_user[task], task] = frac_pay[task]
+    for s in range(b.shape[1]):
+        winners, price = proportional_share(b[:, s], budget / b.shape[1], order[:, s], payment)
+        x[winners, s], pay[winners, s] = 1.0, price
     return Recruitment(x, pay)
 
 
-def _waterfill(surplus: np.ndarray, amount: float) -> np.ndarray:
-    """Take ``amount`` from donors, lowering the largest surpluses first to a common level lambda."""
+def gmmfair(bids: np.ndarray, budget: float, rng: np.random.Generator | None = None) -> Recruitment:
+    """GMMFair (Algorithm 2): add the t-th cheapest user to every task while B still covers all of them; pay as bid.
+
+    Closed form: t* = max{t : sum_{j<=t} sum_s b_(j),s <= B}; each task gets its t* cheapest users. Solves the
+    max-min problem (36) (Lemma 7) but is not truthful.
+    """
+    b = _check(bids, budget)
+    order = ascending_order(b, rng)
+    sorted_bids = np.take_along_axis(b, order, axis=0)
+    t_star = int(np.searchsorted(np.cumsum(sorted_bids.sum(axis=1)), budget, side="right"))
+    x, pay = np.zeros_like(b), np.zeros_like(b)
+    for s in range(b.shape[1]):
+        winners = order[:t_star, s]
+        x[winners, s], pay[winners, s] = 1.0, b[winners, s]
+    return Recruitment(x, pay)
+
+
+def waterfill(surplus: np.ndarray, amount: float) -> np.ndarray:
+    """Take ``amount`` from donors with surpluses ``surplus``: lower the largest ones to a common level lambda.
+
+    Returns the amount each donor gives, max(0, surplus - lambda) with sum ``amount`` (requires amount <= sum).
+    """
     if amount <= 0:
         return np.zeros_like(surplus)
     levels = np.sort(surplus)[::-1]
-    for k in range(1, len(levels) + 1):
+    lam = 0.0
+    for k in range(1, len(levels) + 1):  # the k largest surpluses are lowered to lam
         lam = (levels[:k].sum() - amount) / k
         if k == len(levels) or lam >= levels[k]:
             break
     return np.maximum(0.0, surplus - max(lam, 0.0))
 
 
-def _within_budget(b: np.ndarray, budget: float, order_of, skip: bool) -> Recruitment:
-    n, s = b.shape
+def maxmin_fair(bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, *, fractional: bool = True,
+                strict: bool = True, reallocation: str = "waterfill") -> Recruitment:
+    """MMFL max-min fair auction (Algorithm 3) in the spec's cleaned reading (spec §3.4).
+
+    Every task starts with B_s = B/S. In round t the t-th cheapest user of task s joins if b_(t),s <= B_s / t, and
+    all winners of s are re-priced to B_s / t (proportional share). If some tasks F fail, their shortfall
+    A = sum_F (t b_(t),s - B_s) is compared with the others' surplus C = sum (B_s - t b_(t),s):
+    if A < C (``strict``; else A <= C) A is taken from the donors (``reallocation`` = "waterfill" lowers the
+    largest surpluses first, "proportional" takes in proportion to surplus) and each failing task gets exactly
+    t b_(t),s, i.e. price b_(t),s. Otherwise, with ``fractional``, C is split evenly over F: the t-th user of a
+    failing task is paid min(C/|F|, b) for a participation min(1, C/(|F| b)), donors keep t b_(t),s (price
+    b_(t),s), and the auction ends; without it the auction just ends. Take-ups then differ by less than one user.
+    """
+    if reallocation not in ("waterfill", "proportional"):
+        raise ValueError(f"reallocation must be 'waterfill' or 'proportional', got '{reallocation}'")
+    b = _check(bids, budget)
+    n, n_tasks = b.shape
+    order = ascending_order(b, rng)
+    sorted_bids = np.take_along_axis(b, order, axis=0).tolist()  # row t-1: every task's t-th smallest bid
+    ranked_users = order.tolist()
+    tasks = range(n_tasks)
+    budgets = [budget / n_tasks] * n_tasks  # B_s (plain floats: S is small and this loop is hot)
+    count, price = [0] * n_tasks, [0.0] * n_tasks
+    fraction: dict[int, tuple[int, float, float]] = {}  # task -> (user, participation, payment)
+    events: list[AuctionEvent] = []
+    for t in range(1, n + 1):
+        bt = sorted_bids[t - 1]
+        ok = [bt[s] <= budgets[s] / t for s in tasks]
+        for s in tasks:
+            if ok[s]:
+                count[s], price[s] = t, budgets[s] / t
+        if all(ok):
+            continue
+        failing, giving = [s for s in tasks if not ok[s]], [s for s in tasks if ok[s]]
+        users = ranked_users[t - 1]
+        recipients = tuple((s, users[s]) for s in failing)
+        donors = tuple((s, users[s]) for s in giving)
+        shortfall = sum(t * bt[s] - budgets[s] for s in failing)
+        surplus = [budgets[s] - t * bt[s] for s in giving]
+        total_surplus = sum(surplus)
+        if shortfall < total_surplus or (not strict and shortfall <= total_surplus):
+            take = waterfill(np.array(surplus), shortfall) if reallocation == "waterfill" else [r * shortfall / total_surplus for r in surplus]
+            for s, given in zip(giving, take):
+                budgets[s] -= float(given)
+                price[s] = budgets[s] / t
+            for s in failing:
+                budgets[s] = t * bt[s]
+                count[s], price[s] = t, bt[s]
+            events.append(AuctionEvent(t, "reallocation", recipients, donors, shortfall))
+            continue
+        if fractional and total_surplus > 0:
+            share = total_surplus / len(failing)
+            for s, user in recipients:
+                fraction[s] = (user, min(1.0, share / bt[s]), min(share, bt[s]))
+            for s in giving:
+                budgets[s], price[s] = t * bt[s], bt[s]
+            events.append(AuctionEvent(t, "fractional", recipients, donors, total_surplus))
+        else:
+            events.append(AuctionEvent(t, "stop", recipients, donors, total_surplus))
+        break
     x, pay = np.zeros_like(b), np.zeros_like(b)
-    for task in range(s):
-        left = budget / s
-        for user in order_of(task):
-            if b[user, task] <= left:
-                x[user, task], pay[user, task] = 1.0, b[user, task]
-                left -= b[user, task]
+    for s in tasks:
+        winners = order[: count[s], s]
+        x[winners, s], pay[winners, s] = 1.0, price[s]
+        if s in fraction:
+            user, part, paid = fraction[s]
+            x[user, s], pay[user, s] = part, paid
+    return Recruitment(x, pay, tuple(events))
+
+
+def _within_budget(b: np.ndarray, budget: float, orders: np.ndarray, skip: bool) -> Recruitment:
+    x, pay = np.zeros_like(b), np.zeros_like(b)
+    for s in range(b.shape[1]):
+        left = budget / b.shape[1]
+        for user in orders[:, s]:
+            if b[user, s] <= left:
+                x[user, s], pay[user, s] = 1.0, b[user, s]
+                left -= b[user, s]
             elif not skip:
                 break
     return Recruitment(x, pay)
 
 
-def greedy_within_budget(bids: np.ndarray, budget: float, *, skip: bool = False) -> Recruitment:
-    """B/S per task; cheapest users first, pay as bid, until the next bid does not fit (``skip``: keep looking)."""
+def greedy_within_budget(bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, *, skip: bool = False) -> Recruitment:
+    """Greedy Within Budget (Exp 5 baseline): B/S per task, cheapest users first, pay as bid, until a bid does not fit.
+
+    In ascending order no later bid fits either, so ``skip`` (keep looking) changes nothing here; it is accepted
+    for symmetry with :func:`random_within_budget`.
+    """
     b = _check(bids, budget)
-    return _within_budget(b, budget, lambda task: np.argsort(b[:, task], kind="stable"), skip)
+    return _within_budget(b, budget, ascending_order(b, rng), skip)
 
 
 def random_within_budget(bids: np.ndarray, budget: float, rng: np.random.Generator, *, skip: bool = False) -> Recruitment:
-    """As greedy, but users are considered in random order."""
+    """Random Within Budget (Exp 5 baseline): as greedy, but each task's users are considered in a random order.
+
+    Stops at the first bid that does not fit the task's remaining budget (``skip``: passes over it and goes on).
+    """
     b = _check(bids, budget)
-    return _within_budget(b, budget, lambda task: rng.permutation(b.shape[0]), skip)
+    if rng is None:
+        raise ValueError("random_within_budget needs a numpy Generator")
+    orders = np.column_stack([rng.permutation(b.shape[0]) for _ in range(b.shape[1])])
+    return _within_budget(b, budget, orders, skip)
 
 
 def val_threshold(bids: np.ndarray, threshold: float) -> Recruitment:
-    """Posted price without budget: every user whose cost is below ``threshold`` trains the task, paid the price."""
+    """valThreshold (Exp 5 baseline, no budget): a posted price; every user with cost < threshold trains, paid it."""
     b = _check(bids, 0.0)
     x = (b < threshold).astype(float)
     return Recruitment(x, x * threshold)
 
 
-def run_mechanism(name: str, bids: np.ndarray, budget: float, rng: np.random.Generator, **options) -> Recruitment:
-    if name == "budget_fair":
-        return budget_fair(bids, budget)
-    if name == "maxmin_fair":
-        return maxmin_fair(bids, budget, **options)
-    if name == "gmmfair":
-        return gmmfair(bids, budget)
-    if name == "greedy_within_budget":
-        return greedy_within_budget(bids, budget, skip=options.get("skip", False))
-    if name == "random_within_budget":
-        return random_within_budget(bids, budget, rng, skip=options.get("skip", False))
-    if name.startswith("val_threshold_"):
-        return val_threshold(bids, float(name.removeprefix("val_threshold_")))
-    raise ValueError(f"unknown mechanism '{name}'; choose one of {', '.join(MECHANISMS)}")
+def _posted_price(threshold: float) -> Mechanism:
+    def mechanism(bids: np.ndarray, budget: float, rng: np.random.Generator | None = None) -> Recruitment:
+        return val_threshold(bids, threshold)  # no budget (NB): ``budget`` is ignored
+
+    mechanism.__doc__ = f"valThreshold {threshold}: posted price {threshold}, no budget."
+    return mechanism
+
+
+MECHANISMS: dict[str, Mechanism] = {
+    "budget_fair": budget_fair,
+    "maxmin_fair": maxmin_fair,
+    "gmmfair": gmmfair,
+    "greedy_within_budget": greedy_within_budget,
+    "random_within_budget": random_within_budget,
+    "val_threshold_0.4": _posted_price(0.4),
+    "val_threshold_0.6": _posted_price(0.6),
+}
+BUDGETED = ("budget_fair", "maxmin_fair", "gmmfair", "greedy_within_budget", "random_within_budget")
+RANDOMIZED = ("random_within_budget",)  # mechanisms whose outcome depends on the Generator beyond tie-breaking
+SWITCHES = {"budget_fair": ("payment",), "maxmin_fair": ("fractional", "strict", "reallocation"), "greedy_within_budget": ("skip",), "random_within_budget": ("skip",)}
+
+
+def run_mechanism(name: str, bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, **switches: Any) -> Recruitment:
+    """Run mechanism ``name``; ``switches`` that the mechanism does not take are dropped (one dict serves all)."""
+    if name not in MECHANISMS:
+        raise ValueError(f"unknown mechanism '{name}'; choose one of {', '.join(MECHANISMS)}")
+    accepted = {k: v for k, v in switches.items() if k in SWITCHES.get(name, ())}
+    return MECHANISMS[name](bids, budget, rng, **accepted)
+
+
+def truncated_normal(n: int, mu: float, sigma: float, rng: np.random.Generator, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+    """``n`` draws of N(mu, sigma^2) conditioned on [low, high] (rejection sampling)."""
+    out = np.empty(0)
+    while len(out) < n:
+        draw = rng.normal(mu, sigma, size=2 * n)
+        out = np.concatenate([out, draw[(draw >= low) & (draw <= high)]])
+    return out[:n]
 
 
 def experiment5_bids(n_users: int, rng: np.random.Generator, mu: float, sigma: float) -> np.ndarray:
-    """Exp 5 bids: task 1 truncated N(mu, sigma^2) on [0, 1] (parameters not given by the paper), task 2 pdf 2x on [0, 1]."""
-    task1 = np.empty(n_users)
-    filled = 0
-    while filled < n_users:
-        draw = rng.normal(mu, sigma, size=2 * n_users)
-        draw = draw[(draw >= 0) & (draw <= 1)]
-        take = min(len(draw), n_users - filled)
-        task1[filled:filled + take] = draw[:take]
-        filled += take
-    task2 = np.sqrt(rng.random(n_users))  # inverse CDF of f(x) = 2x
-    return np.column_stack([task1, task2])
+    """Exp 5 bids (users x 2): task 1 ~ N(mu, sigma^2) truncated to [0, 1] (mu, sigma not in the paper); task 2 has
+    the increasing linear density 2x on [0, 1], drawn as sqrt(U)."""
+    return np.column_stack([truncated_normal(n_users, mu, sigma, rng), np.sqrt(rng.random(n_users))])
 
-
-def corollary10(y: float) -> tuple[float, float]:
-    """P(some task gets no user) for S = 2 with x_s ~ Exp(lambda), y = B lambda: (max-min, budget-fair)."""
-    return float(np.exp(-y) * (1 + y)), float(np.exp(-y) * (2 * np.exp(y / 2) - 1))

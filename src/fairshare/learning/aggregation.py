@@ -1,4 +1,10 @@
-"""Server-side averaging of client parameters: weighted by data size, uniform, and masked per coordinate."""
+"""Server-side averaging of client states: weighted by data size, uniform, and masked per coordinate.
+
+Every function takes a list of state dicts (parameters and buffers) and returns a new state dict with the dtypes and
+devices of the inputs. Sums accumulate in float64, one tensor at a time, so averaging many large models needs the
+memory of one model, not of all of them. Integer entries (batch norm's ``num_batches_tracked``) are averaged and
+rounded to the nearest integer.
+"""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -8,30 +14,52 @@ import torch
 State = Mapping[str, torch.Tensor]
 
 
+def _cast(total: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    return total.to(like.dtype) if like.is_floating_point() or like.is_complex() else total.round().to(like.dtype)
+
+
 def weighted_average(states: Sequence[State], weights: Sequence[float]) -> dict[str, torch.Tensor]:
-    """sum_k w_k state_k / sum_k w_k for every entry (FedAvg with weights = data sizes, Eq. 6 of the MMFL paper)."""
+    """sum_k w_k state_k / sum_k w_k for every entry (FedAvg with w_k = n_k, the client's sample count;
+    Eq. 6 of the multi-model FL paper)."""
     if not states:
         raise ValueError("nothing to average")
-    w = torch.as_tensor(weights, dtype=torch.float64)
-    if len(w) != len(states) or torch.any(w < 0) or w.sum() <= 0:
+    w = [float(x) for x in weights]
+    if len(w) != len(states) or any(x < 0 for x in w) or sum(w) <= 0:
         raise ValueError("need one non-negative weight per state, not all zero")
-    w = w / w.sum()
+    total_w = sum(w)
     out = {}
-    for key in states[0]:
-        stacked = torch.stack([s[key].double() for s in states])
-        out[key] = torch.tensordot(w, stacked, dims=1).to(states[0][key].dtype)
+    for key, first in states[0].items():
+        acc = torch.zeros(first.shape, dtype=torch.float64, device=first.device)
+        for s, wk in zip(states, w):
+            if wk:
+                acc.add_(s[key].to(torch.float64), alpha=wk / total_w)
+        out[key] = _cast(acc, first)
     return out
 
 
 def uniform_average(states: Sequence[State]) -> dict[str, torch.Tensor]:
+    """The plain mean of the states (1/|S| weights: the random and round-robin baselines' aggregation)."""
     return weighted_average(states, [1.0] * len(states))
 
 
 def masked_average(states: Sequence[State], masks: Sequence[State], fallback: State) -> dict[str, torch.Tensor]:
-    """Average each coordinate over the clients whose sub-network holds it; coordinates nobody holds keep ``fallback``."""
+    """Each coordinate averaged over the clients whose sub-network holds it, weighted by the mask value.
+
+    ``masks[k][key]`` has the shape of the entry and holds client k's weight for each coordinate: 0 where its
+    sub-network does not hold the coordinate, else 1 (uniform) or its sample count (data-size weighting).
+    Coordinates no client holds keep ``fallback`` (usually the previous global state). Keys of ``fallback`` are
+    the keys of the result.
+    """
+    if len(states) != len(masks):
+        raise ValueError("need one mask per state")
     out = {}
-    for key in fallback:
-        num = sum(s[key].double() * m[key].double() for s, m in zip(states, masks))
-        den = sum(m[key].double() for m in masks)
-        out[key] = torch.where(den > 0, num / den.clamp(min=1), fallback[key].double()).to(fallback[key].dtype)
+    for key, prev in fallback.items():
+        num = torch.zeros(prev.shape, dtype=torch.float64, device=prev.device)
+        den = torch.zeros_like(num)
+        for s, m in zip(states, masks):
+            mk = m[key].to(torch.float64)
+            num.add_(s[key].to(torch.float64) * mk)
+            den.add_(mk)
+        held = den > 0
+        out[key] = _cast(torch.where(held, num / torch.where(held, den, 1.0), prev.to(torch.float64)), prev)
     return out

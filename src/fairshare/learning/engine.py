@@ -1,22 +1,30 @@
 """Local training of a cohort of clients from one global model: a sequential reference and a batched executor.
 
 Both executors run the same computation for the same inputs:
-- each client's sample order comes from its own numpy Generator (one permutation per epoch), cut into batches of
-  ``batch_size`` (the last one smaller);
+- client i's sample order comes from ``generators[i]`` (one permutation per epoch, :func:`batch_plan`), cut into
+  batches of ``batch_size`` (the last one smaller unless ``drop_last``);
 - loss = mean cross-entropy over the batch (optionally with the outputs of classes the client does not hold set to
-  a constant first, as the multi-model FL authors' code does);
-- SGD with momentum and weight decay (torch.optim.SGD's update rule; fresh momentum each call).
+  a constant first, as the multi-model FL authors' code does: ``absent_class_fill``);
+- SGD with momentum and weight decay (``torch.optim.SGD``'s update rule, fresh momentum each call; parameters the
+  forward pass does not use, e.g. another width's switchable batch norm, are left untouched as SGD leaves them).
 
 ``sequential`` trains clients one after another with ``torch.optim.SGD`` (the papers' own structure).
-``batched`` stacks every client's parameters and runs all clients' steps at once with ``torch.func.vmap`` over
-``functional_call`` + ``grad``; clients with fewer steps are masked out once they finish. Batch statistics of batch
-norm are supported when the model does not track running statistics (the authors' ResNet setting).
+``batched`` (the ``auto`` choice) stacks every client's parameters and buffers and runs all clients' steps at once:
+``torch.func.vmap`` over ``functional_call`` + ``grad``, then one in-place SGD update of the stacked tensors.
+Clients are ordered by their number of steps so that the clients still training at step t are a prefix of the
+stack (finished clients cost nothing); batches shorter than ``batch_size`` are padded and masked out of the loss,
+except for models with batch norm, whose batch statistics must see exactly the client's samples: there clients are
+grouped by their batch size at each step. Batch norm with running statistics works (per-client stacked buffers).
+
+The model's current width (slimmable models, ``fairshare.learning.slimmable.set_width``) applies to every client
+in both executors. Models with dropout get independent dropout masks per client in the batched executor
+(``vmap(randomness="different")``), so only they differ between executors, and only in which units are dropped.
 """
 from __future__ import annotations
 
-import math
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -25,11 +33,14 @@ from torch import nn
 from torch.func import functional_call, grad, vmap
 
 EXECUTORS = ("auto", "batched", "sequential")
+State = dict[str, torch.Tensor]
+StepWidths = Callable[[int, int], Sequence[float]]
+_SKIP = object()
 
 
 @dataclass
 class ClientData:
-    """One client's local data (float inputs, int64 labels) and optional mask of the classes it holds."""
+    """One client's local data (float inputs or int64 tokens, int64 labels) and optional mask of the classes it holds."""
 
     x: torch.Tensor
     y: torch.Tensor
@@ -41,16 +52,19 @@ class ClientData:
 
 @dataclass
 class TrainSettings:
+    """Local-training hyperparameters shared by a cohort (one local phase = ``epochs`` passes over the client's data)."""
+
     epochs: int
     batch_size: int
     lr: float
     momentum: float = 0.0
     weight_decay: float = 0.0
     absent_class_fill: float | None = None  # e.g. 0.0: the MMFL authors' masking of absent classes' outputs
-    drop_last: bool = False  # skip each epoch's final partial batch (needed by batch norm in the batched executor)
+    drop_last: bool = False  # skip each epoch's final partial batch
 
 
-def _batches(n: int, settings: TrainSettings, rng: np.random.Generator) -> list[np.ndarray]:
+def batch_plan(n: int, settings: TrainSettings, rng: np.random.Generator) -> list[np.ndarray]:
+    """The index batches one client trains on: a fresh permutation of ``range(n)`` per epoch, cut into batches."""
     out = []
     for _ in range(settings.epochs):
         order = rng.permutation(n)
@@ -59,153 +73,356 @@ def _batches(n: int, settings: TrainSettings, rng: np.random.Generator) -> list[
     return out
 
 
-def _loss(out: torch.Tensor, y: torch.Tensor, weight: torch.Tensor, class_mask: torch.Tensor | None, fill: float | None) -> torch.Tensor:
+_batches = batch_plan  # older name, still imported by fairshare.learning.aequa
+
+
+def decayed_lr(lr: float, gamma: float, round_index: int, *, inert: bool = False) -> float:
+    """Learning rate of round ``round_index`` (0-based) under a per-round exponential decay ``lr * gamma**round``.
+
+    ``inert=True`` reproduces the multi-model FL authors' code (spec §2.4): a StepLR is created per client per round
+    and stepped once after local training, so the decay never takes effect and every round uses ``lr``.
+    """
+    return lr if inert else lr * gamma**round_index
+
+
+def _loss(out: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None, class_mask: torch.Tensor | None,
+          fill: float | None) -> torch.Tensor:
+    out = out.float()
     if fill is not None and class_mask is not None:
         out = out.masked_fill(~class_mask, fill)
+    if weight is None:
+        return F.cross_entropy(out, y)
     per_sample = F.cross_entropy(out, y, reduction="none")
     return (per_sample * weight).sum() / weight.sum().clamp(min=1)
 
 
+def _has(model: nn.Module, kind: type) -> bool:
+    return any(isinstance(m, kind) for m in model.modules())
+
+
+def _cumulative_bn(model: nn.Module) -> bool:
+    """Batch norm that tracks running statistics with a cumulative average (momentum=None) needs a per-client counter
+    as a Python number, which vmap cannot provide."""
+    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) and m.track_running_stats and m.momentum is None
+               for m in model.modules())
+
+
 def choose_executor(model: nn.Module, device: torch.device | str) -> str:
-    """``auto``: batched on CUDA, and on CPU for models without convolutions; sequential for CNNs on CPU.
+    """``auto``: the batched executor, except for the one model feature it cannot run (cumulative-average batch norm).
 
-    Measured with bench/engine_throughput.py: on a 2-core CPU, vmap turns each client's convolution into a grouped
-    convolution whose backward pass is several times slower than separate small convolutions, so batching CNNs does
-    not pay there; it does for MLPs, and on GPUs.
+    bench/engine_throughput.py measures the two side by side (docs/engine.md has the numbers).
     """
-    if any(getattr(m, "track_running_stats", False) for m in model.modules()):
-        return "sequential"  # running statistics cannot be updated per client under vmap
+    return "sequential" if _cumulative_bn(model) else "batched"
+
+
+CPU_VMAP_MAX_PARAMS = 100_000  # measured (docs/engine.md): above this, client-by-client kernels are faster on CPU
+
+
+def vmap_pays(model: nn.Module, device: torch.device | str) -> bool:
+    """Whether the batched executor should vmap the clients' gradients (else it computes them client by client).
+
+    Always on CUDA, where small per-client steps are bound by kernel launches, not arithmetic. On CPU only for small
+    models (at most ``CPU_VMAP_MAX_PARAMS`` parameters: the payoff MLP, the 8x8-digits CNN), where batching many
+    small operations pays; for larger ones (the 1.6 M-parameter MNIST CNN) each client's step is compute-bound with
+    its state in cache, and vmap's grouped convolutions, layout copies and cache misses make it slower than computing
+    client by client (bench/engine_throughput.py).
+    """
     if torch.device(device).type == "cuda":
-        return "batched"
-    has_conv = any(isinstance(m, nn.modules.conv._ConvNd) for m in model.modules())
-    return "sequential" if has_conv else "batched"
+        return True
+    return sum(p.numel() for p in model.parameters()) <= CPU_VMAP_MAX_PARAMS
 
 
-def _check(model: nn.Module, executor: str) -> None:
-    if executor not in EXECUTORS:
-        raise ValueError(f"unknown executor '{executor}'; choose one of {', '.join(EXECUTORS)}")
-    if executor == "batched" and any(getattr(m, "track_running_stats", False) for m in model.modules()):
-        raise ValueError("the batched executor needs batch norm without running statistics; use executor='sequential'")
+def _autocast(device: torch.device, amp: bool):
+    """bfloat16 autocast on CUDA when ``amp``; a no-op on CPU (mixed precision is a GPU option only)."""
+    if amp and device.type == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return nullcontext()
 
 
-def _sequential(model: nn.Module, global_params: dict[str, torch.Tensor], clients: Sequence[ClientData], settings: TrainSettings,
-                plans: list[list[np.ndarray]]) -> list[dict[str, torch.Tensor]]:
+@contextmanager
+def _at_width(model: nn.Module, width: float | None) -> Iterator[None]:
+    """Run the block with every slimmable layer at ``width`` (None: as the model is), then restore their widths."""
+    if width is None:
+        yield
+        return
+    from fairshare.learning.slimmable import set_width
+
+    saved = [(m, m.width) for m in model.modules() if hasattr(type(m), "width")]
+    set_width(model, width)
+    try:
+        yield
+    finally:
+        for m, w in saved:
+            m.width = w
+
+
+def _sequential(model: nn.Module, global_params: State, clients: Sequence[ClientData], settings: TrainSettings,
+                plans: list[list[np.ndarray]], amp: bool, step_widths: StepWidths | None) -> list[State]:
     results = []
-    for client, plan in zip(clients, plans):
+    for i, (client, plan) in enumerate(zip(clients, plans)):
         model.load_state_dict(global_params, strict=False)
         model.train()
         opt = torch.optim.SGD(model.parameters(), lr=settings.lr, momentum=settings.momentum, weight_decay=settings.weight_decay)
         mask = None if client.class_mask is None else client.class_mask[None, :]
-        for idx in plan:
+        for t, idx in enumerate(plan):
             ix = torch.as_tensor(idx, device=client.y.device)
             opt.zero_grad()
-            out = model(client.x[ix])
-            _loss(out, client.y[ix], torch.ones(len(ix), device=out.device), mask, settings.absent_class_fill).backward()
+            loss = torch.zeros((), device=client.y.device)
+            for width in step_widths(i, t) if step_widths else [None]:
+                with _at_width(model, width), _autocast(client.y.device, amp):
+                    out = model(client.x[ix])
+                loss = loss + _loss(out, client.y[ix], None, mask, settings.absent_class_fill)
+            loss.backward()
             opt.step()
         results.append({k: v.detach().clone() for k, v in model.state_dict().items()})
     return results
 
 
-def _batched(model: nn.Module, global_params: dict[str, torch.Tensor], clients: Sequence[ClientData], settings: TrainSettings,
-             plans: list[list[np.ndarray]]) -> list[dict[str, torch.Tensor]]:
-    k = len(clients)
-    device = clients[0].y.device
-    names = [n for n, _ in model.named_parameters()]
-    buffers = {n: b for n, b in model.named_buffers()}
-    params = {n: global_params[n].detach().to(device).unsqueeze(0).repeat(k, *([1] * global_params[n].dim())) for n in names}
-    momentum = {n: torch.zeros_like(p) for n, p in params.items()}
-    steps = max(len(p) for p in plans)
-    bs = settings.batch_size
-    n_max = max(len(c) for c in clients)
-    x_all = torch.zeros((k, n_max, *clients[0].x.shape[1:]), dtype=clients[0].x.dtype, device=device)
-    y_all = torch.zeros((k, n_max), dtype=torch.long, device=device)
-    for i, c in enumerate(clients):
-        x_all[i, : len(c)] = c.x
-        y_all[i, : len(c)] = c.y
-    n_classes = None
-    masks = None
-    if settings.absent_class_fill is not None and clients[0].class_mask is not None:
-        masks = torch.stack([c.class_mask for c in clients])
-        n_classes = masks.shape[1]
-    index = np.zeros((steps, k, bs), dtype=np.int64)
-    weight = np.zeros((steps, k, bs), dtype=np.float32)
-    for i, plan in enumerate(plans):
-        for t, idx in enumerate(plan):
-            index[t, i, : len(idx)] = idx
-            weight[t, i, : len(idx)] = 1.0
-    index_t, weight_t = torch.as_tensor(index, device=device), torch.as_tensor(weight, device=device)
-    active = weight_t.sum(dim=2) > 0  # (steps, k)
-
-    def client_loss(p, x, y, w, cm):
-        out = functional_call(model, (p, buffers), (x,))
-        return _loss(out, y, w, cm[None, :] if n_classes else None, settings.absent_class_fill)
-
-    grad_all = vmap(grad(client_loss), in_dims=(0, 0, 0, 0, 0 if masks is not None else None))
-    rows = torch.arange(k, device=device)[:, None]
-    model.train()
-    for t in range(steps):
-        xb, yb = x_all[rows, index_t[t]], y_all[rows, index_t[t]]
-        g = grad_all(params, xb, yb, weight_t[t], masks if masks is not None else torch.zeros(1, device=device))
-        on = active[t]
-        for n in names:
-            shape = (k,) + (1,) * (params[n].dim() - 1)
-            d = g[n] + settings.weight_decay * params[n] if settings.weight_decay else g[n]
-            new_buf = settings.momentum * momentum[n] + d if settings.momentum else d
-            new_p = params[n] - settings.lr * new_buf
-            keep = on.view(shape)
-            momentum[n] = torch.where(keep, new_buf, momentum[n])
-            params[n] = torch.where(keep, new_p, params[n])
-    results = []
-    for i in range(k):
-        state = {n: b.detach().clone() for n, b in buffers.items()}
-        state.update({n: params[n][i].detach().clone() for n in names})
-        results.append(state)
-    return results
+def _trained_parameters(model: nn.Module, start: State, x: torch.Tensor, y: torch.Tensor, rows: torch.Tensor,
+                        class_mask: torch.Tensor | None, settings: TrainSettings) -> list[str]:
+    """Names of the parameters SGD updates: those that require grad and that the loss depends on (one forward and
+    backward pass on ``rows`` of (x, y), with copies of the buffers so no running statistics change)."""
+    leaves = {n: start[n].clone().requires_grad_(True) for n, p in model.named_parameters() if p.requires_grad}
+    frozen = {n: start[n] for n, p in model.named_parameters() if not p.requires_grad}
+    bufs = {n: start[n].clone() for n, _ in model.named_buffers()}
+    out = functional_call(model, (leaves | frozen, bufs), (x[rows],))
+    mask = None if class_mask is None else class_mask[None, :]
+    grads = torch.autograd.grad(_loss(out, y[rows], None, mask, settings.absent_class_fill), list(leaves.values()),
+                                allow_unused=True)
+    return [n for n, g in zip(leaves, grads) if g is not None]
 
 
-def local_train(model: nn.Module, global_params: dict[str, torch.Tensor], clients: Sequence[ClientData], settings: TrainSettings, *,
-                generators: Sequence[np.random.Generator], executor: str = "auto", chunk: int | None = None) -> list[dict[str, torch.Tensor]]:
-    """Train every client from ``global_params`` and return each client's resulting state dict.
+class _Cohort:
+    """One batched call's clients: every client's parameters, buffers and momentum stacked (client = leading
+    dimension), all their data in one tensor, and their batch plans.
 
-    ``executor``: ``batched``, ``sequential`` or ``auto`` (see :func:`choose_executor`). The sequential executor
-    leaves the last client's parameters in ``model``; the batched one does not touch it.
-
-    ``generators[i]`` orders client i's samples. ``chunk`` caps how many clients the batched executor stacks at once
-    (memory); results do not depend on it.
+    Stack position j holds the caller's client ``order[j]``; clients are sorted by decreasing number of steps, so
+    the clients still training at step t are the stack's first ``active[t]`` positions.
     """
-    requested = executor
-    if executor == "auto" and clients:
-        executor = choose_executor(model, clients[0].y.device)
-    _check(model, executor)
+
+    def __init__(self, model: nn.Module, global_params: State, clients: Sequence[ClientData], settings: TrainSettings,
+                 plans: list[list[np.ndarray]], amp: bool, step_widths: StepWidths | None):
+        k = len(clients)
+        self.model, self.settings, self.amp, self.step_widths = model, settings, amp, step_widths
+        self.order = sorted(range(k), key=lambda i: -len(plans[i]))
+        self.plans = [plans[i] for i in self.order]
+        clients = [clients[i] for i in self.order]
+        self.device = device = clients[0].y.device
+        own = dict(model.named_parameters()) | dict(model.named_buffers())  # non-persistent buffers included
+        self.start = {n: (global_params[n] if n in global_params else own[n]).detach().to(device) for n in own}
+        stack = lambda t: t.unsqueeze(0).expand(k, *t.shape).clone()  # noqa: E731
+        self.params = {n: stack(self.start[n]) for n, _ in model.named_parameters()}
+        self.frozen = {n for n, p in model.named_parameters() if not p.requires_grad}
+        self.buffers = {n: stack(self.start[n]) for n, _ in model.named_buffers()}
+        self.momentum = {n: torch.zeros_like(p) for n, p in self.params.items()} if settings.momentum else None
+        self.keys = list(model.state_dict())
+        # batch t of stack position j = rows index[t, j, :sizes[t, j]] of x / y
+        self.x = torch.cat([c.x for c in clients])
+        self.y = torch.cat([c.y for c in clients])
+        offsets = np.concatenate([[0], np.cumsum([len(c) for c in clients])[:-1]])
+        self.steps = len(self.plans[0])
+        index = np.zeros((self.steps, k, settings.batch_size), dtype=np.int64)
+        self.sizes = np.zeros((self.steps, k), dtype=np.int64)
+        for j, plan in enumerate(self.plans):
+            for t, idx in enumerate(plan):
+                index[t, j, : len(idx)] = offsets[j] + idx
+                self.sizes[t, j] = len(idx)
+        self.index = torch.as_tensor(index, device=device)
+        self.active = (self.sizes > 0).sum(axis=1)
+        fill = settings.absent_class_fill
+        self.masks = torch.stack([c.class_mask for c in clients]) if fill is not None and clients[0].class_mask is not None else None
+        self._trained: dict[float | None, set[str]] = {}
+
+    def state(self, i: int) -> State:
+        """The caller's client i's state dict (copies: saving one client's state must not save the whole stack)."""
+        j = self.order.index(i)
+        return {n: (self.buffers[n] if n in self.buffers else self.params[n])[j].clone() for n in self.keys}
+
+    def widths(self, j: int, t: int) -> list[float | None]:
+        return list(self.step_widths(self.order[j], t)) if self.step_widths else [None]
+
+    def client_step(self, j: int, t: int) -> None:
+        """Step t of stack position j alone (per-client kernels), then its SGD update while its state is in cache."""
+        rows = self.index[t, j, : self.sizes[t, j]]
+        leaves = {n: v[j].detach().requires_grad_(True) for n, v in self.params.items() if n not in self.frozen}
+        params = leaves | {n: self.params[n][j] for n in self.frozen}
+        buffers = {n: v[j] for n, v in self.buffers.items()}
+        mask = self.masks[j][None] if self.masks is not None else None
+        loss = torch.zeros((), device=self.device)
+        for width in self.widths(j, t):
+            with _at_width(self.model, width), _autocast(self.device, self.amp):
+                out = functional_call(self.model, (params, buffers), (self.x[rows],))
+            loss = loss + _loss(out, self.y[rows], None, mask, self.settings.absent_class_fill)
+        grads = torch.autograd.grad(loss, list(leaves.values()), allow_unused=True)
+        got = {n: g for n, g in zip(leaves, grads) if g is not None}  # as torch SGD: no gradient, no update
+        _sgd_update(self, got, list(got), j)
+
+    def trained(self, width: float | None) -> set[str]:
+        """Parameters a forward pass at ``width`` trains (one probe per width on the first client's first batch)."""
+        if width not in self._trained:
+            with _at_width(self.model, width):
+                self._trained[width] = set(_trained_parameters(self.model, self.start, self.x, self.y, self.index[0, 0, : self.sizes[0, 0]],
+                                                               self.masks[0] if self.masks is not None else None, self.settings))
+        return self._trained[width]
+
+    def vectorized_steps(self) -> None:
+        """All clients' steps at once: per step, vmapped gradients of the active clients, then one stacked SGD update.
+
+        Batches shorter than ``batch_size`` are padded and masked out of the loss; models with batch norm instead
+        group the clients by batch size (batch statistics must see exactly the client's samples). With
+        ``step_widths``, clients are grouped by width as well and each group's gradients are added up.
+        """
+        model, device, bs = self.model, self.device, self.settings.batch_size
+        by_size = _has(model, nn.modules.batchnorm._BatchNorm)
+        masked = self.masks is not None
+
+        def client_loss(p, b, x, y, w, cm):
+            with _autocast(device, self.amp):
+                out = functional_call(model, (p, b), (x,))
+            return _loss(out, y, w, cm if masked else None, self.settings.absent_class_fill)
+
+        randomness = "different" if _has(model, nn.modules.dropout._DropoutNd) else "error"
+        grad_all = vmap(grad(client_loss), in_dims=(0, 0, 0, 0, 0, 0 if masked else None), randomness=randomness)
+        padding = torch.arange(bs, device=device)[None, :]
+
+        def gradients(t: int, members: np.ndarray, a: int) -> dict[str, torch.Tensor]:
+            sel = slice(0, a) if len(members) == a else torch.as_tensor(members, device=device)
+            width = int(self.sizes[t, members[0]]) if by_size else bs
+            rows = self.index[t, sel, :width]
+            p = {n: v[sel] for n, v in self.params.items()}
+            b = {n: v[sel] for n, v in self.buffers.items()}
+            weights = (padding[:, :width] < torch.as_tensor(self.sizes[t, members], device=device)[:, None]).float()
+            g = grad_all(p, b, self.x[rows], self.y[rows], weights, self.masks[sel] if masked else padding)
+            if not isinstance(sel, slice):  # buffers (batch-norm running statistics) were updated on gathered copies
+                for n, v in b.items():
+                    self.buffers[n].index_copy_(0, sel, v)
+            return g
+
+        for t in range(self.steps):
+            a = int(self.active[t])
+            widths = [self.widths(j, t) for j in range(a)]
+            passes = []  # (width, stack positions): the step's gradient is the sum over passes
+            for slot in range(max(len(w) for w in widths)):
+                column = [w[slot] if slot < len(w) else _SKIP for w in widths]
+                for value in dict.fromkeys(column):
+                    if value is not _SKIP:
+                        members = np.array([j for j in range(a) if column[j] == value])
+                        sizes = np.unique(self.sizes[t, members]) if by_size else [None]
+                        passes += [(value, members if s is None else members[self.sizes[t, members] == s]) for s in sizes]
+            if len(passes) == 1 and len(passes[0][1]) == a:
+                with _at_width(model, passes[0][0]):
+                    g = gradients(t, passes[0][1], a)
+            else:
+                g = {n: torch.zeros_like(v[:a]) for n, v in self.params.items()}
+                for value, members in passes:
+                    with _at_width(model, value):
+                        part = gradients(t, members, a)
+                    rows = torch.as_tensor(members, device=device)
+                    for n in g:
+                        g[n].index_add_(0, rows, part[n])
+            # torch.optim.SGD skips parameters without a gradient (e.g. other widths' batch norm): so does this update
+            used = [set().union(*(self.trained(w) for w in ws)) for ws in widths]
+            everyone = [n for n in self.params if all(n in u for u in used)]
+            _sgd_update(self, g, everyone, slice(0, a))
+            for n in self.params:
+                holders = [j for j in range(a) if n in used[j]]
+                if holders and n not in everyone:
+                    _sgd_update(self, {n: g[n][holders]}, [n], torch.as_tensor(holders, device=device))
+
+
+def _batched(model: nn.Module, global_params: State, clients: Sequence[ClientData], settings: TrainSettings,
+             plans: list[list[np.ndarray]], amp: bool, step_widths: StepWidths | None, vectorize: bool) -> list[State]:
+    cohort = _Cohort(model, global_params, clients, settings, plans, amp, step_widths)
+    model.train()
+    if vectorize:
+        cohort.vectorized_steps()
+    else:  # client after client, as the sequential executor (the same dropout draws too)
+        for j, plan in enumerate(cohort.plans):
+            for t in range(len(plan)):
+                cohort.client_step(j, t)
+    return [cohort.state(i) for i in range(len(clients))]
+
+
+def _sgd_update(cohort: _Cohort, g: dict[str, torch.Tensor], names: list[str], sel: slice | int | torch.Tensor) -> None:
+    """torch.optim.SGD's step (weight decay, momentum without dampening) on stack positions ``sel`` of ``names``, in
+    place, with torch's fused SGD kernel (one pass over each tensor); ``g[n]`` holds those positions' gradients.
+    Momentum buffers start at zero, so the first step's ``momentum * 0 + g`` equals SGD's ``buf = g`` exactly."""
+    if not names:
+        return
+    view = isinstance(sel, (slice, int))
+    take = (lambda t: t[sel]) if view else (lambda t: t.index_select(0, sel))  # noqa: E731
+    params = [take(cohort.params[n]) for n in names]
+    bufs = [take(cohort.momentum[n]) for n in names] if cohort.momentum is not None else []
+    s = cohort.settings
+    torch._fused_sgd_(params, [g[n] for n in names], bufs, weight_decay=s.weight_decay, momentum=s.momentum, lr=s.lr,
+                      dampening=0.0, nesterov=False, maximize=False, is_first_step=False)
+    if not view:  # gathered copies: write them back
+        for i, n in enumerate(names):
+            cohort.params[n].index_copy_(0, sel, params[i])
+            if bufs:
+                cohort.momentum[n].index_copy_(0, sel, bufs[i])
+
+
+def local_train(model: nn.Module, global_params: State, clients: Sequence[ClientData], settings: TrainSettings, *,
+                generators: Sequence[np.random.Generator], executor: str = "auto", chunk: int | None = None,
+                amp: bool = False, step_widths: StepWidths | None = None, vectorize: bool | None = None) -> list[State]:
+    """Train every client from ``global_params`` and return each client's resulting state dict (in client order).
+
+    - ``model``: any ``nn.Module`` (its architecture and current width; its own weights are not the start point).
+    - ``global_params``: the state dict every client starts from (missing keys: the model's current values).
+    - ``clients[i]``: client i's data, on the device training runs on; ``generators[i]`` orders its samples.
+    - ``executor``: ``batched``, ``sequential`` or ``auto`` (:func:`choose_executor`). The sequential executor leaves
+      the last client's parameters in ``model``; the batched one does not change the model's weights.
+    - ``chunk``: at most this many clients are stacked at once (memory); results do not depend on it.
+    - ``amp``: bfloat16 autocast on CUDA (ignored on CPU).
+    - ``step_widths(i, t)``: slimmable models (``fairshare.learning.slimmable``) only: the widths whose
+      cross-entropies are summed in client i's step t (e.g. ``[1.0, p_sampled]``, Aequa's full + random width);
+      each width's gradient reaches its own slice and switchable batch norm. None: every step at the model's
+      current width. The batched executor groups the clients by width within each step.
+    - ``vectorize``: how the batched executor computes gradients: True = one vmapped call for all clients, False =
+      client by client on the stacked state; None = :func:`vmap_pays`. Both give the sequential executor's results.
+    Sample counts for aggregation are ``len(clients[i])``.
+    """
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor '{executor}'; choose one of {', '.join(EXECUTORS)}")
     if len(generators) != len(clients):
         raise ValueError("need one Generator per client")
+    if chunk is not None and chunk < 1:
+        raise ValueError(f"chunk must be a positive number of clients, got {chunk}")
     if not clients:
         return []
-    plans = [_batches(len(c), settings, g) for c, g in zip(clients, generators)]
-    has_bn = any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules())
-    partial = any(len(b) != settings.batch_size for p in plans for b in p)
-    if requested == "auto" and has_bn and partial:
-        executor = "sequential"
-    if executor == "batched" and has_bn and partial:
-        raise ValueError("batch norm sees padded samples in partial batches of the batched executor; set drop_last=True "
-                         "or use executor='sequential'")
+    if executor == "auto":
+        executor = choose_executor(model, clients[0].y.device)
+    if executor == "batched" and _cumulative_bn(model):
+        raise ValueError("the batched executor cannot run batch norm with momentum=None and running statistics "
+                         "(a cumulative average); use executor='sequential'")
+    plans = [batch_plan(len(c), settings, g) for c, g in zip(clients, generators)]
     if executor == "sequential":
-        return _sequential(model, global_params, clients, settings, plans)
+        return _sequential(model, global_params, clients, settings, plans, amp, step_widths)
     size = chunk or len(clients)
-    out = []
+    if vectorize is None:
+        vectorize = vmap_pays(model, clients[0].y.device)
+    out: list[State] = []
     for s in range(0, len(clients), size):
-        out += _batched(model, global_params, clients[s:s + size], settings, plans[s:s + size])
+        widths = None if step_widths is None else (lambda i, t, s=s: step_widths(s + i, t))
+        out += _batched(model, global_params, clients[s:s + size], settings, plans[s:s + size], amp, widths, vectorize)
     return out
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, params: dict[str, torch.Tensor], x: torch.Tensor, y: torch.Tensor, batch_size: int = 1024) -> tuple[float, float]:
-    """(accuracy, mean cross-entropy) of ``params`` on (x, y)."""
+def evaluate(model: nn.Module, params: State, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1024,
+             amp: bool = False) -> tuple[float, float]:
+    """(accuracy, mean cross-entropy) of ``params`` on (x, y), in eval mode at the model's current width.
+
+    Batch norm without running statistics normalises with each evaluation batch's statistics, so the result depends
+    on ``batch_size`` (the multi-model FL authors evaluate with batches of 32).
+    """
     model.load_state_dict(params, strict=False)
     model.eval()
     correct, loss = 0, 0.0
     for s in range(0, len(y), batch_size):
-        out = model(x[s:s + batch_size])
+        with _autocast(y.device, amp):
+            out = model(x[s:s + batch_size]).float()
         correct += int((out.argmax(1) == y[s:s + batch_size]).sum())
         loss += float(F.cross_entropy(out, y[s:s + batch_size], reduction="sum"))
     return correct / max(1, len(y)), loss / max(1, len(y))
@@ -222,6 +439,7 @@ def to_tensors(x: np.ndarray, y: np.ndarray, device: str | torch.device = "cpu",
 
 
 def resolve_device(name: str = "auto") -> torch.device:
+    """``auto``: CUDA when present, else CPU; ``cuda`` without a GPU is an error rather than a silent CPU run."""
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
@@ -229,7 +447,17 @@ def resolve_device(name: str = "auto") -> torch.device:
     return torch.device(name)
 
 
-def set_deterministic(seed: int) -> None:
+def set_deterministic(seed: int, strict: bool = False) -> None:
+    """Seed torch and make cuDNN deterministic; ``strict`` also forbids nondeterministic kernels (slower on GPU).
+
+    On CPU every kernel the engine uses is deterministic already; ``strict`` matters on CUDA (it sets
+    ``CUBLAS_WORKSPACE_CONFIG`` as cuBLAS requires).
+    """
     torch.manual_seed(seed)
     torch.backends.cudnn.benchmark = False
     torch.backends.cudnn.deterministic = True
+    if strict:
+        import os
+
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.use_deterministic_algorithms(True)

@@ -1,26 +1,42 @@
-"""Architectures used by the training papers, with the authors' quirks as named options.
+"""Architectures used by the training papers, with the authors' quirks as named options (corrected behaviour default).
 
-- ``MnistCNN``: the multi-model FL paper's CNN for MNIST/Fashion-MNIST/EMNIST (2 conv, 2 pool, 2 FC; spec §2.5).
+Multi-model FL (FedFairMMFL spec §2.5):
+- ``MnistCNN``: the CNN for MNIST / Fashion-MNIST (2 conv 3x3 with 32/64 channels, 2 max-pools, FC 512, FC out;
+  kaiming-uniform conv and xavier-normal linear init, zero biases). The EMNIST model is the same network with 47
+  outputs (registry name ``emnist_cnn``; the authors' optional 3-conv network is not what the paper describes).
   ``faithful=True`` reproduces the authors' code: no nonlinearity between the convolutions, and ReLU + softmax on
-  the output, which then goes into cross-entropy (a double softmax). Default (corrected): ReLU after each conv and
-  after the first FC layer, logits out.
-- ``PreActResNet18``: pre-activation ResNet-18 for CIFAR-10. ``track_running_stats=False`` reproduces the authors'
-  batch norm without running statistics (batch statistics also at evaluation); the default tracks them.
-- ``MLP``: the payoff paper's 784-64-64-10 network, and a small model for tabular/synthetic data.
-- ``aequa_cnn1`` / ``aequa_cnn2`` / ``aequa_lstm``: Aequa's slimmable 1-conv and 2-conv CNNs and text LSTM
-  (``fairshare.learning.slimmable``; layer widths are reconstructions, the paper lost them).
-Any input size works: the flattened size is computed from ``input_shape``.
+  the output, which then goes into cross-entropy (a double softmax). Default: ReLU after each conv and after FC 1,
+  logits out.
+- ``PreActResNet18``: pre-activation ResNet-18 for CIFAR-10 (3x3 stem, no max-pool, blocks 2-2-2-2 with 64-512
+  channels, final BN + ReLU, global average pool, linear). ``track_running_stats=False`` reproduces the authors'
+  batch norm without running statistics (batch statistics at evaluation too, so accuracy depends on the evaluation
+  batch size); the default tracks running statistics. ``width`` scales the channels (64 = the paper's model).
+The third quirk, a learning-rate decay that never takes effect, is a training setting:
+``fairshare.learning.engine.decayed_lr(..., inert=True)``.
+
+Aequa (spec §4.4; slimmable versions from ``fairshare.learning.slimmable``; layer sizes the paper lost are the spec's
+reconstructions): ``aequa_cnn1`` (1 conv + 2 FC, MNIST/FMNIST), ``aequa_cnn2`` (2 conv + 2 FC, SVHN),
+``aequa_resnet18`` (ResNet-18 with switchable batch norm on a width grid), ``aequa_lstm`` (embedding, LSTM, 3 FC),
+``aequa_mlp`` (slimmable MLP for the offline profile's tabular data).
+
+Payoff flows (spec §3.1): ``MLP`` with hidden (64, 64) is the authors' 784-64-64-10 network (logits out).
+
+Offline data of the default profile: ``SmallCNN`` for scikit-learn's 8x8 digits (and other small images) and ``MLP``
+for the synthetic Gaussian features. Every model adapts to the input shape it is built for.
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 
 class MnistCNN(nn.Module):
+    """FedFairMMFL's MNIST-family CNN (spec §2.5); ``faithful`` = the authors' activation quirks."""
+
     def __init__(self, input_shape: Sequence[int] = (1, 28, 28), n_classes: int = 10, faithful: bool = False):
         super().__init__()
         c, h, w = input_shape
@@ -37,13 +53,12 @@ class MnistCNN(nn.Module):
             nn.init.zeros_(m.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        act = (lambda t: t) if self.faithful else F.relu
-        x = F.max_pool2d(act(self.conv1(x)), 2)
-        x = F.max_pool2d(act(self.conv2(x)), 2)
-        x = self.fc1(x.flatten(1))
-        if self.faithful:
-            return F.softmax(F.relu(self.fc2(x)), dim=1)
-        return self.fc2(F.relu(x))
+        if self.faithful:  # conv -> pool -> conv -> pool -> FC -> FC -> ReLU -> softmax (fed to cross-entropy)
+            x = F.max_pool2d(self.conv2(F.max_pool2d(self.conv1(x), 2)), 2)
+            return F.softmax(F.relu(self.fc2(self.fc1(x.flatten(1)))), dim=1)
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return self.fc2(F.relu(self.fc1(x.flatten(1))))
 
 
 class _PreActBlock(nn.Module):
@@ -64,6 +79,8 @@ class _PreActBlock(nn.Module):
 
 
 class PreActResNet18(nn.Module):
+    """Pre-activation ResNet-18 for 32x32 images (spec §2.5); ``track_running_stats=False`` = the authors' batch norm."""
+
     def __init__(self, input_shape: Sequence[int] = (3, 32, 32), n_classes: int = 10, track_running_stats: bool = True, width: int = 64):
         super().__init__()
         widths = [width, 2 * width, 4 * width, 8 * width]
@@ -82,10 +99,36 @@ class PreActResNet18(nn.Module):
         return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
 
 
+class SmallCNN(nn.Module):
+    """Two 3x3 conv layers (``channels``), each followed by ReLU and 2x2 max-pool, then FC ``hidden`` and FC out.
+
+    For small images of the offline profile (scikit-learn's 8x8 digits): a cheap stand-in for the MNIST CNN, not a
+    paper architecture (reconstruction).
+    """
+
+    def __init__(self, input_shape: Sequence[int] = (1, 8, 8), n_classes: int = 10, channels: Sequence[int] = (16, 32), hidden: int = 64):
+        super().__init__()
+        c, h, w = input_shape
+        self.conv1 = nn.Conv2d(c, channels[0], 3, padding=1)
+        self.conv2 = nn.Conv2d(channels[0], channels[1], 3, padding=1)
+        self.fc1 = nn.Linear(channels[1] * (h // 4) * (w // 4), hidden)
+        self.fc2 = nn.Linear(hidden, n_classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return self.fc2(F.relu(self.fc1(x.flatten(1))))
+
+
 class MLP(nn.Module):
+    """Flatten, then Linear + ReLU per ``hidden`` size, then a linear output (logits).
+
+    ``hidden=(64, 64)`` on 28x28 inputs is the payoff paper's 784-64-64-10 network (spec §3.1).
+    """
+
     def __init__(self, input_shape: Sequence[int], n_classes: int, hidden: Sequence[int] = (64, 64)):
         super().__init__()
-        width = int(torch.tensor(input_shape).prod())
+        width = int(math.prod(input_shape))
         layers: list[nn.Module] = [nn.Flatten()]
         for h in hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
@@ -97,23 +140,41 @@ class MLP(nn.Module):
         return self.net(x)
 
 
-MODELS = ("mnist_cnn", "preact_resnet18", "mlp", "aequa_cnn1", "aequa_cnn2", "aequa_lstm")
+MODELS = ("mnist_cnn", "emnist_cnn", "preact_resnet18", "small_cnn", "mlp",
+          "aequa_cnn1", "aequa_cnn2", "aequa_resnet18", "aequa_lstm", "aequa_mlp")
 
 
 def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options) -> nn.Module:
-    """Construct a registered architecture for the given input shape (C, H, W or D,) and class count."""
-    if name == "mnist_cnn":
+    """Construct a registered architecture for the given input shape ((C, H, W), (D,) or (T,) tokens) and class count.
+
+    Options each model reads (others are ignored, so one option set can serve a task list of mixed models):
+    ``faithful`` (mnist_cnn, emnist_cnn); ``track_running_stats``, ``width`` (preact_resnet18);
+    ``channels``, ``hidden`` (small_cnn); ``hidden`` (mlp, aequa_mlp); ``widths`` (the switchable-batch-norm width
+    grid of aequa_cnn1/2 (optional) and aequa_resnet18 (required)); ``base``, ``track_running_stats``
+    (aequa_resnet18); ``vocab_size`` (required), ``embed_dim``, ``hidden`` (aequa_lstm).
+    """
+    if name in ("mnist_cnn", "emnist_cnn"):
         return MnistCNN(input_shape, n_classes, faithful=options.get("faithful", False))
     if name == "preact_resnet18":
-        return PreActResNet18(input_shape, n_classes, track_running_stats=options.get("track_running_stats", True), width=options.get("width", 64))
+        return PreActResNet18(input_shape, n_classes, track_running_stats=options.get("track_running_stats", True),
+                              width=options.get("width", 64))
+    if name == "small_cnn":
+        return SmallCNN(input_shape, n_classes, channels=options.get("channels", (16, 32)), hidden=options.get("hidden", 64))
     if name == "mlp":
         return MLP(input_shape, n_classes, options.get("hidden", (64, 64)))
+    from fairshare.learning import slimmable
+
     if name in ("aequa_cnn1", "aequa_cnn2"):
-        from fairshare.learning.slimmable import SlimmableCNN
-
-        return SlimmableCNN(input_shape, n_classes, convs=1 if name == "aequa_cnn1" else 2, widths=options.get("widths"))
+        return slimmable.SlimmableCNN(input_shape, n_classes, convs=1 if name == "aequa_cnn1" else 2, widths=options.get("widths"))
+    if name == "aequa_resnet18":
+        if not options.get("widths"):
+            raise ValueError("aequa_resnet18 has switchable batch norm: pass its width grid as widths=[...]")
+        return slimmable.SlimmableResNet18(input_shape, n_classes, widths=options["widths"], base=options.get("base", 64),
+                                           track_running_stats=options.get("track_running_stats", True))
     if name == "aequa_lstm":
-        from fairshare.learning.slimmable import SlimmableTextLSTM
-
-        return SlimmableTextLSTM(options["vocab_size"], n_classes, options.get("embed_dim", 300), options.get("hidden", 120))
+        if "vocab_size" not in options:
+            raise ValueError("aequa_lstm needs vocab_size")
+        return slimmable.SlimmableTextLSTM(options["vocab_size"], n_classes, options.get("embed_dim", 300), options.get("hidden", 120))
+    if name == "aequa_mlp":
+        return slimmable.SlimmableMLP(input_shape, n_classes, hidden=options.get("hidden", (128, 128)))
     raise ValueError(f"unknown model '{name}'; choose one of {', '.join(MODELS)}")

@@ -3,7 +3,11 @@ channels/units of every hidden layer, so sub-networks are nested (width p's para
 
 Network inputs and the classifier's outputs are never slimmed. Switchable batch norm keeps one set of statistics and
 affine parameters per width of a discrete grid. ``set_width(model, p)`` switches a whole model;
-``subnetwork_state(model, p)`` slices out the width-p parameters (the reward model a participant receives).
+``subnetwork_state(model, p)`` slices out the width-p parameters (the reward model a participant receives) and
+``width_masks(model, p)`` marks the same entries inside the full tensors (for masked averaging of sub-networks).
+
+Models: ``SlimmableCNN`` (Aequa's 1-conv / 2-conv CNNs), ``SlimmableResNet18`` (CIFAR ResNet-18 with switchable
+batch norm), ``SlimmableTextLSTM`` (SST) and ``SlimmableMLP`` (tabular / offline data of the default profile).
 """
 from __future__ import annotations
 
@@ -60,6 +64,7 @@ class SwitchableBatchNorm2d(nn.Module, _Slimmable):
 
     def __init__(self, channels: int, widths: Sequence[float], track_running_stats: bool = False):
         super().__init__()
+        self.channels = channels
         self.widths = tuple(sorted(widths))
         self.bn = nn.ModuleList(nn.BatchNorm2d(units(p, channels), track_running_stats=track_running_stats) for p in self.widths)
 
@@ -109,8 +114,48 @@ def set_width(model: nn.Module, p: float) -> nn.Module:
     return model
 
 
+def width_masks(model: nn.Module, p: float) -> dict[str, torch.Tensor]:
+    """0/1 masks shaped like ``model.state_dict()``: 1 on the entries the width-p sub-network holds.
+
+    The masked entries are exactly those :func:`subnetwork_state` returns (switchable BN: only width p's copy);
+    parameters of non-slimmable modules (an embedding) are held at every width.
+    """
+    masks = {k: torch.ones_like(v, dtype=torch.float32) for k, v in model.state_dict().items()}
+    for name, m in model.named_modules():
+        prefix = f"{name}." if name else ""
+        if isinstance(m, (SlimmableLinear, SlimmableConv2d)):
+            previous = m.width
+            m.width = p
+            out_u, in_u = m.active()
+            m.width = previous
+            w = torch.zeros_like(masks[prefix + "weight"])
+            w[:out_u, :in_u] = 1
+            masks[prefix + "weight"] = w
+            if m.bias is not None:
+                b = torch.zeros_like(masks[prefix + "bias"])
+                b[:out_u] = 1
+                masks[prefix + "bias"] = b
+        elif isinstance(m, SlimmableLSTM):
+            h = units(p, m.hidden_size)
+            rows = m._rows(h)
+            for key, cols in (("weight_ih", None), ("weight_hh", h), ("bias", None)):
+                mask = torch.zeros_like(masks[prefix + key])
+                if cols is None:
+                    mask[rows] = 1
+                else:
+                    mask[rows, :cols] = 1
+                masks[prefix + key] = mask
+        elif isinstance(m, SwitchableBatchNorm2d):
+            k = m.widths.index(p) if p in m.widths else -1
+            for j in range(len(m.widths)):
+                for key in m.bn[j].state_dict():
+                    masks[f"{prefix}bn.{j}.{key}"].fill_(1.0 if j == k else 0.0)
+    return masks
+
+
 def subnetwork_state(model: nn.Module, p: float) -> dict[str, torch.Tensor]:
-    """The parameters of the width-p sub-network: nested slices of the full tensors (switchable BN: width p's copy)."""
+    """The state of the width-p sub-network: nested slices of the full tensors (switchable BN: width p's copy),
+    plus the unchanged state of non-slimmable modules (an embedding), so the result is a complete reward model."""
     previous = {m: m.width for m in model.modules() if isinstance(m, _Slimmable)}
     out: dict[str, torch.Tensor] = {}
     for name, m in model.named_modules():
@@ -133,6 +178,10 @@ def subnetwork_state(model: nn.Module, p: float) -> dict[str, torch.Tensor]:
                 out[f"{prefix}bn.{k}.{key}"] = value.detach().clone()
     for m, width in previous.items():
         m.width = width
+    masks = width_masks(model, p)
+    for key, value in model.state_dict().items():
+        if key not in out and bool(masks[key].all()):
+            out[key] = value.detach().clone()
     return out
 
 
@@ -192,3 +241,67 @@ class SlimmableTextLSTM(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         h = self.lstm(self.embed(tokens))
         return self.fc3(F.relu(self.fc2(F.relu(self.fc1(h)))))
+
+
+class SlimmableMLP(nn.Module):
+    """Slimmable multilayer perceptron (flattened input, ReLU hidden layers) for the default profile's offline data.
+
+    Not one of the paper's architectures: it stands in for the CNNs where the default profile trains on tabular
+    (synthetic) features or needs a cheaper model on a 2-core CPU.
+    """
+
+    def __init__(self, input_shape: Sequence[int], n_classes: int, hidden: Sequence[int] = (128, 128)):
+        super().__init__()
+        sizes = [int(math.prod(input_shape)), *hidden, n_classes]
+        self.layers = nn.ModuleList(
+            SlimmableLinear(sizes[i], sizes[i + 1], slim_in=i > 0, slim_out=i < len(sizes) - 2) for i in range(len(sizes) - 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.flatten(1)
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < len(self.layers) - 1:
+                x = F.relu(x)
+        return x
+
+
+class _SlimmableBasicBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int, widths: Sequence[float], track: bool):
+        super().__init__()
+        self.conv1 = SlimmableConv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = SwitchableBatchNorm2d(cout, widths, track)
+        self.conv2 = SlimmableConv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = SwitchableBatchNorm2d(cout, widths, track)
+        self.shortcut = None
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(SlimmableConv2d(cin, cout, 1, stride=stride, bias=False), SwitchableBatchNorm2d(cout, widths, track))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + (self.shortcut(x) if self.shortcut is not None else x))
+
+
+class SlimmableResNet18(nn.Module):
+    """CIFAR ResNet-18 (3x3 stem, no max-pool, basic blocks 2-2-2-2) with every conv slimmed and switchable BN.
+
+    Batch-norm models train on the discrete width grid ``widths`` (Aequa App. D.3). ``base`` = 64 is the usual
+    ResNet-18 (about 11.2 M parameters at width 1); smaller ``base`` values give cheap test models.
+    """
+
+    def __init__(self, input_shape: Sequence[int], n_classes: int, widths: Sequence[float], base: int = 64, track_running_stats: bool = True):
+        super().__init__()
+        chans = [base, 2 * base, 4 * base, 8 * base]
+        self.stem = SlimmableConv2d(input_shape[0], chans[0], 3, slim_in=False, padding=1, bias=False)
+        self.stem_bn = SwitchableBatchNorm2d(chans[0], widths, track_running_stats)
+        blocks, cin = [], chans[0]
+        for i, cout in enumerate(chans):
+            for j in range(2):
+                blocks.append(_SlimmableBasicBlock(cin, cout, 2 if (j == 0 and i > 0) else 1, widths, track_running_stats))
+                cin = cout
+        self.blocks = nn.Sequential(*blocks)
+        self.fc = SlimmableLinear(cin, n_classes, slim_out=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.blocks(F.relu(self.stem_bn(self.stem(x))))
+        return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))

@@ -1,6 +1,8 @@
-"""Figures 7a and 7b: difference in recruited clients between tasks, and minimum recruited per task, vs budget."""
+"""Figure 7 of the FedFairMMFL paper: (a) difference in recruited clients between the two tasks vs budget, (b) minimum
+recruited clients per task vs budget (Experiment 5), (c) minimum accuracy across the two tasks vs round (Experiment 6)."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -11,26 +13,32 @@ from fairshare.io import save_figure
 LABELS = {"budget_fair": "Budget-Fair Auction", "maxmin_fair": "MMFL Max-Min Fair", "gmmfair": "GMMFair (NT)",
           "greedy_within_budget": "Greedy Within Budget (NT)", "random_within_budget": "Random Within Budget (NT)",
           "val_threshold_0.4": "valThreshold 0.4 (NB)", "val_threshold_0.6": "valThreshold 0.6 (NB)"}
+PANELS = (("difference", "fig7a", "Fig. 7a", "|recruited for task 1 - recruited for task 2|"),
+          ("min_recruited", "fig7b", "Fig. 7b", "minimum recruited clients over the two tasks"))
 
 
-def figure7(df: pd.DataFrame, outdir: Path, caption: str) -> None:
-    for metric, name, ylabel in (("difference", "fig7a", "|recruited task 1 - recruited task 2|"), ("min_recruited", "fig7b", "min recruited clients per task")):
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        for method, g in df.groupby("method", sort=False):
-            stats = g.groupby("budget")[metric].agg(["mean", "min", "max"])
-            ax.plot(stats.index, stats["mean"], marker="o", ms=3, label=LABELS.get(method, method), ls="--" if method.startswith("val") else "-")
-            ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.15)
+def figure7(exp5: pd.DataFrame, outdir: Path, caption: str, constrained_max: float) -> None:
+    """Figures 7a and 7b from the tidy exp5 table: seed mean (line) and min-max band per mechanism."""
+    for metric, stem, title, ylabel in PANELS:
+        data = exp5[exp5.metric == metric]
+        fig, ax = plt.subplots(figsize=(6.6, 4.6))
+        ax.axvspan(0, constrained_max, color="0.93", zorder=0)
+        for method in [m for m in LABELS if m in set(data.method)]:
+            stats = data[data.method == method].groupby("budget").value.agg(["mean", "min", "max"])
+            line, = ax.plot(stats.index, stats["mean"], marker="o", ms=3, lw=1.4, label=LABELS[method],
+                            ls="--" if method.startswith("val_threshold") else "-")
+            ax.fill_between(stats.index, stats["min"], stats["max"], color=line.get_color(), alpha=0.15, lw=0)
         ax.set_xlabel("budget B")
         ax.set_ylabel(ylabel)
-        ax.set_title(f"{'Fig. 7a' if name == 'fig7a' else 'Fig. 7b'}: 2 tasks, 100 clients, mean over seeds (band: min-max)", fontsize=9)
+        ax.set_title(f"{title}: 2 tasks, mean over seeds (band: min-max over seeds)", fontsize=9)
         ax.legend(fontsize=7)
-        fig.text(0.01, 0.005, caption, fontsize=7, color="dimgrey")
-        fig.tight_layout(rect=(0, 0.03, 1, 1))
-        save_figure(fig, outdir / name)
+        fig.text(0.01, 0.0, textwrap.fill(caption, 130), fontsize=6.5, color="dimgrey", va="top")
+        fig.tight_layout()
+        save_figure(fig, Path(outdir) / stem)
         plt.close(fig)
 
 
-def figure7c(per_round: pd.DataFrame, stem: str) -> None:
+def figure7c(per_round: pd.DataFrame, stem: str, budgets: list[float]) -> None:
     """Minimum accuracy across the two tasks vs round, per recruitment mechanism (mean over seeds, min-max band)."""
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for method, g in per_round.groupby("method", sort=False):
@@ -40,7 +48,8 @@ def figure7c(per_round: pd.DataFrame, stem: str) -> None:
         ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), alpha=0.15)
     ax.set_xlabel("round")
     ax.set_ylabel("min accuracy across the two tasks")
-    ax.set_title("Fig. 7c: FedFairMMFL on the clients each mechanism recruits (B = 29)", fontsize=9)
+    at = f" at B = {', '.join(f'{b:g}' for b in budgets)}" if budgets else ""
+    ax.set_title(f"Fig. 7c: FedFairMMFL on the clients each mechanism recruits{at}", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     save_figure(fig, stem)

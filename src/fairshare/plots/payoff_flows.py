@@ -1,4 +1,11 @@
-"""Figure 2 of the payoff paper: payoff bars, model-reward bars and payoff-flow heatmaps per budget scenario."""
+"""Figure 2 of the payoff paper: payoff bars, model-reward bars and payoff-flow heatmaps for three budget scenarios.
+
+Panels as in the paper: (a, b) first scenario (b = inf), (c, d, g) second (b = 0), (e, f, h) third (b = 0.3 for
+the first party). Payoff panels show incoming p_{i,+}, outgoing -p_{i,-} and the net payoff p_i; model panels show
+v(i) in front of the model reward v'_i(N); heatmaps show the flows with rows = payers and columns = payees (the
+paper's reading; the authors' plotting code has the axis labels swapped, spec ambiguity A10). Reads only the
+allocations and flows CSVs.
+"""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -22,43 +29,54 @@ def _model_panel(ax, sub: pd.DataFrame, title: str) -> None:
     x = np.arange(len(sub))
     ax.bar(x, sub.model_value, color="tab:blue", alpha=0.45, label="model reward $v'_i(N)$")
     ax.bar(x, sub.v_single, color="tab:blue", label="own model $v(i)$")
-    ax.axhline(sub.v_grand.iloc[0], color="grey", ls=":", lw=1, label="$v(N)$")
+    for xi, value in zip(x, sub.model_value):
+        ax.text(xi, value + 0.01, f"{value:.3f}", ha="center", va="bottom", fontsize=6)
+    grand = sub.v_grand.iloc[0]
+    ax.axhline(grand, color="grey", ls=":", lw=1, label="$v(N)$")
     ax.set_xticks(x, sub.party, fontsize=7)
-    ax.set_ylim(0, sub.v_grand.iloc[0] * 1.12)
+    ax.set_ylim(0, grand * 1.15)
     ax.set_title(title, fontsize=9)
 
 
-def _flow_panel(ax, flows: pd.DataFrame, parties: list[str], title: str) -> None:
-    m = flows.pivot(index="payer", columns="payee", values="flow").loc[parties, parties].to_numpy()
-    ax.imshow(m, cmap="Blues", vmin=0, vmax=max(m.max(), 1e-9))
-    for (i, j), val in np.ndenumerate(m):
-        ax.text(j, i, f"{val:.3f}", ha="center", va="center", fontsize=6, color="white" if val > 0.6 * m.max() else "black")
+def _flow_panel(ax, matrix: np.ndarray, parties: list[str], vmax: float, title: str):
+    image = ax.imshow(matrix, cmap="Blues", vmin=0, vmax=vmax, aspect="auto")
+    for (i, j), value in np.ndenumerate(matrix):
+        ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=6, color="white" if value > 0.6 * vmax else "black")
     ax.set_xticks(range(len(parties)), parties, fontsize=7)
     ax.set_yticks(range(len(parties)), parties, fontsize=7)
-    ax.set_xlabel("payee", fontsize=8)
-    ax.set_ylabel("payer", fontsize=8)
+    ax.set_xlabel("payee (column)", fontsize=8)
+    ax.set_ylabel("payer (row)", fontsize=8)
     ax.set_title(title, fontsize=9)
+    return image
 
 
 def figure2(alloc: pd.DataFrame, flows: pd.DataFrame, title: str, stem: str) -> None:
-    """(a,b) unlimited budgets, (c,d,g) zero budgets, (e,f,h) budget 0.3 for the first party only."""
+    """Draw panels a-h from the three scenarios in ``alloc``/``flows`` (scenario order = order of appearance)."""
     scenarios = list(dict.fromkeys(alloc.scenario))
+    if len(scenarios) != 3:
+        raise ValueError(f"Figure 2 has three budget scenarios, got {scenarios}")
     parties = list(dict.fromkeys(alloc.party))
-    fig, axes = plt.subplots(2, 4, figsize=(15, 6.4))
-    letters = iter("abcdefgh")
-    panels = [(s, kind) for s in scenarios for kind in ("payoff", "model")]
-    for ax, (scenario, kind) in zip(axes.flat[:6], panels):
+    fig, axes = plt.subplots(2, 4, figsize=(15, 6.6))
+    payoff_axes, model_axes = axes.flat[[0, 2, 4]], axes.flat[[1, 3, 5]]
+    for letter_pay, letter_model, ax_pay, ax_model, scenario in zip("ace", "bdf", payoff_axes, model_axes, scenarios):
         sub = alloc[alloc.scenario == scenario]
-        label = f"({next(letters)}) {scenario}: {'payoffs' if kind == 'payoff' else 'model rewards'}"
-        (_payoff_panel if kind == "payoff" else _model_panel)(ax, sub, label)
-    lims = [min(ax.get_ylim()[0] for ax in axes.flat[0:6:2]), max(ax.get_ylim()[1] for ax in axes.flat[0:6:2])]
-    for ax in axes.flat[0:6:2]:
-        ax.set_ylim(*lims)
-    axes.flat[0].legend(fontsize=6, loc="upper left")
-    axes.flat[1].legend(fontsize=6, loc="upper left")
-    for ax, scenario in zip(axes.flat[6:], [s for s in scenarios if s != scenarios[0]]):
-        _flow_panel(ax, flows[flows.scenario == scenario], parties, f"({next(letters)}) {scenario}: payoff flows")
+        _payoff_panel(ax_pay, sub, f"({letter_pay}) {scenario}: payoffs")
+        _model_panel(ax_model, sub, f"({letter_model}) {scenario}: model rewards")
+    low = min(ax.get_ylim()[0] for ax in payoff_axes)
+    high = max(ax.get_ylim()[1] for ax in payoff_axes)
+    for ax in payoff_axes:
+        ax.set_ylim(low, high)
+    matrices = [flows[flows.scenario == s].pivot(index="payer", columns="payee", values="flow").loc[parties, parties].to_numpy()
+                for s in scenarios[1:]]
+    vmax = max(max(m.max() for m in matrices), 1e-9)  # one colour scale so (g) and (h) compare directly
+    for letter, ax, scenario, matrix in zip("gh", axes.flat[6:], scenarios[1:], matrices):
+        image = _flow_panel(ax, matrix, parties, vmax, f"({letter}) {scenario}: payoff flows")
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.04, right=0.93, top=0.9, bottom=0.12, wspace=0.3, hspace=0.4)
+    last = axes.flat[7].get_position()
+    fig.colorbar(image, cax=fig.add_axes([last.x1 + 0.012, last.y0, 0.01, last.height]))
+    handles = [h for ax in (payoff_axes[0], model_axes[0]) for h in ax.get_legend_handles_labels()[0]]
+    labels = [label for ax in (payoff_axes[0], model_axes[0]) for label in ax.get_legend_handles_labels()[1]]
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
     save_figure(fig, stem)
     plt.close(fig)

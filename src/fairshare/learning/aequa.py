@@ -1,0 +1,167 @@
+"""Aequa (Tastan, Horvath, Nandakumar, ICML 2025): federated training of one slimmable network, its width-accuracy
+curve, and fair post-training model rewards.
+
+Training (Sec. 4.1, Algorithm 1, reconstructed; the algorithm image was lost): every round the server broadcasts the
+full model; each client runs one local epoch where every minibatch trains the full width *and* one width sampled
+uniformly from [p_min, p_max] (``subwidth_mode="full_plus_random"``, default; ``random_only``: only the sampled
+width; ``sandwich``: full + p_min + sampled width, Yu & Huang 2019b without distillation). Models with (switchable)
+batch norm sample from the discrete ``grid`` instead of the continuous interval (App. D.3). The server averages the
+client models by data size; a width's switchable-BN copy is averaged only over the clients that trained that width
+this round (others keep the global copy).
+
+After training, :func:`width_accuracy_curve` gives a(p) on a grid of widths and
+``fairshare.games.aequa_allocation`` allocates one width per client (the reward model is
+``slimmable.subnetwork_state(model, p)``).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+from tqdm import tqdm
+
+from fairshare.learning.aggregation import masked_average
+from fairshare.learning.engine import ClientData, TrainSettings, _batches
+from fairshare.learning.rewards import balanced_accuracy_of, sgd_step
+from fairshare.learning.slimmable import SlimmableMLP, SlimmableResNet18, SwitchableBatchNorm2d, set_width
+
+SUBWIDTH_MODES = ("full_plus_random", "random_only", "sandwich")
+AEQUA_MODELS = ("aequa_cnn1", "aequa_cnn2", "aequa_resnet18", "aequa_mlp")
+State = dict[str, torch.Tensor]
+
+
+def width_grid(p_min: float, step: float, p_max: float = 1.0) -> np.ndarray:
+    """Widths p_min, p_min + step, ..., p_max (p_max always included), rounded to 6 decimals."""
+    if not 0 < p_min <= p_max <= 1 or step <= 0:
+        raise ValueError(f"need 0 < p_min <= p_max <= 1 and step > 0 (got {p_min}, {p_max}, {step})")
+    n = int(np.floor((p_max - p_min) / step + 1e-9))
+    grid = np.round(p_min + step * np.arange(n + 1), 6)
+    return np.unique(np.append(grid[grid <= p_max], p_max))
+
+
+def build_slimmable_model(name: str, input_shape: Sequence[int], n_classes: int, *, bn_widths: Sequence[float] | None = None,
+                          mlp_hidden: Sequence[int] = (128, 128), resnet_base: int = 64) -> nn.Module:
+    """One of Aequa's slimmable architectures (``bn_widths``: the width bucket of the ResNet's switchable BN)."""
+    if name in ("aequa_cnn1", "aequa_cnn2"):
+        from fairshare.learning.models import build_model
+
+        return build_model(name, input_shape, n_classes)
+    if name == "aequa_mlp":
+        return SlimmableMLP(input_shape, n_classes, hidden=tuple(mlp_hidden))
+    if name == "aequa_resnet18":
+        if not bn_widths:
+            raise ValueError("aequa_resnet18 needs the discrete width bucket of its switchable batch norm")
+        return SlimmableResNet18(input_shape, n_classes, widths=[float(w) for w in bn_widths], base=resnet_base)
+    raise ValueError(f"unknown slimmable model '{name}'; choose one of {', '.join(AEQUA_MODELS)}")
+
+
+def uses_batch_norm(name: str) -> bool:
+    """Models trained on a discrete width bucket (switchable batch norm)."""
+    return name == "aequa_resnet18"
+
+
+def has_switchable_bn(model: nn.Module) -> bool:
+    return any(isinstance(m, SwitchableBatchNorm2d) for m in model.modules())
+
+
+def _sample_width(rng: np.random.Generator, p_min: float, p_max: float, grid: Sequence[float] | None) -> float:
+    if grid is not None:
+        return float(grid[int(rng.integers(len(grid)))])
+    return float(rng.uniform(p_min, p_max))
+
+
+def _widths_for_step(mode: str, sampled: float, p_min: float, p_max: float) -> list[float]:
+    if mode == "full_plus_random":
+        return [p_max, sampled]
+    if mode == "random_only":
+        return [sampled]
+    return [p_max, p_min, sampled]
+
+
+def aequa_local_train(model: nn.Module, global_state: State, clients: Sequence[ClientData], settings: TrainSettings, *,
+                      generators: Sequence[np.random.Generator], width_generators: Sequence[np.random.Generator], p_min: float,
+                      p_max: float = 1.0, grid: Sequence[float] | None = None, subwidth_mode: str = "full_plus_random",
+                      width_loss: str = "sum") -> tuple[list[State], list[set[float]]]:
+    """One local phase for every client from ``global_state``: (client states, widths each client trained).
+
+    Per minibatch the summed cross-entropy of the widths in ``subwidth_mode`` is back-propagated in one SGD step
+    (momentum reset every call); each width's gradient reaches only its nested slice (and its own BN copy).
+    """
+    if subwidth_mode not in SUBWIDTH_MODES:
+        raise ValueError(f"subwidth_mode must be one of {SUBWIDTH_MODES}, got {subwidth_mode!r}")
+    if grid is None and has_switchable_bn(model):
+        raise ValueError("models with switchable batch norm need a discrete width grid")
+    results, used = [], []
+    params = list(model.parameters())
+    for client, order_rng, width_rng in zip(clients, generators, width_generators):
+        model.load_state_dict(global_state)
+        model.train()
+        buffers: list[torch.Tensor | None] = [None] * len(params)
+        trained: set[float] = set()
+        for idx in _batches(len(client), settings, order_rng):
+            ix = torch.as_tensor(idx, device=client.y.device)
+            xb, yb = client.x[ix], client.y[ix]
+            widths = _widths_for_step(subwidth_mode, _sample_width(width_rng, p_min, p_max, grid), p_min, p_max)
+            loss = sum(F.cross_entropy(set_width(model, p)(xb), yb) for p in widths)
+            if width_loss == "mean":
+                loss = loss / len(widths)
+            grads = torch.autograd.grad(loss, params, allow_unused=True)
+            sgd_step(params, grads, buffers, settings.lr, settings.momentum, settings.weight_decay)
+            trained.update(widths)
+        set_width(model, p_max)
+        results.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+        used.append(trained)
+    return results, used
+
+
+def _bn_keys_by_width(model: nn.Module) -> dict[str, float]:
+    """state_dict key -> width, for every switchable-BN entry."""
+    out = {}
+    for name, m in model.named_modules():
+        if isinstance(m, SwitchableBatchNorm2d):
+            for j, p in enumerate(m.widths):
+                for key in m.bn[j].state_dict():
+                    out[f"{name}.bn.{j}.{key}"] = p
+    return out
+
+
+def aggregate(model: nn.Module, global_state: State, states: Sequence[State], used: Sequence[set[float]], weights: Sequence[float]) -> State:
+    """Weighted average of the client models; switchable-BN copies only over the clients that trained that width."""
+    bn = _bn_keys_by_width(model)
+    masks = []
+    for w, trained in zip(weights, used):
+        masks.append({k: torch.full_like(v, float(w), dtype=torch.float64) if k not in bn or bn[k] in trained
+                      else torch.zeros_like(v, dtype=torch.float64) for k, v in global_state.items()})
+    return masked_average(states, masks, global_state)
+
+
+def train_aequa(model: nn.Module, init: State, clients: Sequence[ClientData], settings: TrainSettings, rounds: int, *,
+                order_rng: Callable[[int, int], np.random.Generator], width_rng: Callable[[int, int], np.random.Generator],
+                p_min: float, p_max: float = 1.0, grid: Sequence[float] | None = None, subwidth_mode: str = "full_plus_random",
+                lr_at: Callable[[int], float] | None = None, weighted: bool = True, width_loss: str = "sum") -> State:
+    """Algorithm 1 (reconstructed): ``rounds`` rounds of slimmable FedAvg from ``init``; the final global state."""
+    weights = [max(len(c), 1) if weighted else 1 for c in clients]
+    state = {k: v.clone() for k, v in init.items()}
+    for r in tqdm(range(rounds), desc="aequa", leave=False, disable=None):
+        s = settings if lr_at is None else dataclasses.replace(settings, lr=lr_at(r))
+        states, used = aequa_local_train(model, state, clients, s, generators=[order_rng(r, i) for i in range(len(clients))],
+                                         width_generators=[width_rng(r, i) for i in range(len(clients))], p_min=p_min, p_max=p_max,
+                                         grid=grid, subwidth_mode=subwidth_mode, width_loss=width_loss)
+        state = aggregate(model, state, states, used, weights)
+    set_width(model, p_max)
+    return state
+
+
+def width_accuracy_curve(model: nn.Module, state: State, widths: Sequence[float], x: torch.Tensor, y: torch.Tensor, n_classes: int) -> np.ndarray:
+    """a(p): balanced accuracy of the width-p sub-network of ``state`` for every p in ``widths``."""
+    model.load_state_dict(state)
+    out = []
+    for p in widths:
+        set_width(model, float(p))
+        out.append(balanced_accuracy_of(model, None, x, y, n_classes))
+    set_width(model, 1.0)
+    return np.asarray(out)
