@@ -78,125 +78,183 @@ def lr_schedule(lr: float, rounds: int, milestones_frac: list[float], gamma: flo
     return lambda r: lr * gamma ** sum(r >= m for m in milestones)
 
 
-def run(args: argparse.Namespace) -> None:
+@dataclasses.dataclass
+class Setting:
+    """Everything one (dataset, partition, seed) job trains on; identical for every method of the setting."""
+
+    dataset: str
+    used: str
+    partition: dict
+    seed: int
+    root: int
+    key: str
+    device: Any
+    model_name: str
+    model: Any
+    init: dict
+    clients: list
+    test: tuple
+    val: tuple | None
+    n_classes: int
+    settings: Any
+    rounds: int
+    lr_at: Any
+    order_rng: Any
+    bn_grid: np.ndarray | None
+    p_min: float
+    p_max: float
+    info: dict
+
+    def acc(self, state) -> float:
+        from fairshare.learning import rewards
+
+        return rewards.balanced_accuracy_of(self.model, state, *self.test, self.n_classes)
+
+
+def prepare(cfg: dict, root: int, device_name: str, dataset: str, dataset_file: str, entry: dict, seed_index: int, *,
+            p_min: float | None = None, clients: int | None = None, partition_override=None) -> Setting:
+    """Load, subset and partition the data, build the slimmable model and its initialisation, set the optimiser.
+
+    Every random choice comes from a stream named after the setting (not the method), so all methods of a setting
+    see the same clients, test subset and initial weights. ``partition_override(train_idx, rng)`` replaces the
+    configured partition (real writer ids): it gets the kept training labels, their indices and the Generator.
+    """
     import torch
 
     from fairshare.data.datasets import load_cache
     from fairshare.data.partition import make_partition
     from fairshare.learning import aequa as aq
-    from fairshare.learning import rewards
-    from fairshare.learning.engine import ClientData, TrainSettings, resolve_device, set_deterministic, to_tensors
+    from fairshare.learning.engine import ClientData, TrainSettings, resolve_device, to_tensors
 
-    started = time.perf_counter()
-    cfg, root = section(args, "aequa"), section(args, "seed")
-    device = resolve_device(section(args, "device"))
-    entry = partition_entry(cfg, args.partition)
-    ds = load_cache(args.dataset_file)
-    used, key, s = ds.name, f"{args.dataset}/{args.partition}", args.seed_index
-    if args.method != "standalone" and not args.standalone:
-        raise CommandError(f"method {args.method} needs --standalone (the contributions)")
-    set_deterministic(seeding.integer_seed(root, f"aequa/torch/{key}/{args.method}", s) % 2**31)
+    device = resolve_device(device_name)
+    ds = load_cache(dataset_file)
+    used, key, s = ds.name, f"{dataset}/{entry['name']}", seed_index
     if device.type == "cpu":
         torch.set_num_threads(1)  # Snakemake runs one job per core; a second intra-op thread slows small convolutions ~5x here
 
-    # data: train subset, partition, test (and optional validation) subset: identical for every method of a setting
     part_rng = seeding.generator(root, f"aequa/partition/{key}", s)
-    n_keep = lookup(cfg["max_train_samples"], used, args.dataset)
+    n_keep = lookup(cfg["max_train_samples"], used, dataset)
     train_idx = np.sort(part_rng.permutation(len(ds.y_train))[:n_keep]) if n_keep else np.arange(len(ds.y_train))
-    part = make_partition(ds.y_train[train_idx], partition_spec(entry, used, cfg["clients"]), part_rng)
-    test_rng = seeding.generator(root, f"aequa/test/{args.dataset}", s)
+    part = (make_partition(ds.y_train[train_idx], partition_spec(entry, used, clients or cfg["clients"]), part_rng) if partition_override is None
+            else partition_override(ds.y_train[train_idx], train_idx, part_rng))
+    test_rng = seeding.generator(root, f"aequa/test/{dataset}", s)
     test_idx = test_rng.permutation(len(ds.y_test))[: cfg["test_subset"] or len(ds.y_test)]
     alloc_cfg = cfg["allocation"]
     val_idx = None
     if alloc_cfg["split"] == "validation":
         n_val = int(round(alloc_cfg["validation_fraction"] * len(test_idx)))
         val_idx, test_idx = test_idx[:n_val], test_idx[n_val:]
-    n_feat = lookup(cfg["max_features"], used, args.dataset)
+    n_feat = lookup(cfg["max_features"], used, dataset)
     if n_feat and ds.x_train.ndim == 2:  # tabular data only
         ds = dataclasses.replace(ds, x_train=ds.x_train[:, :n_feat], x_test=ds.x_test[:, :n_feat])
     x, y = to_tensors(ds.x_train[train_idx], ds.y_train[train_idx], device)
-    xt, yt = to_tensors(ds.x_test[test_idx], ds.y_test[test_idx], device)
-    clients = [ClientData(x[torch.as_tensor(ix, device=device)], y[torch.as_tensor(ix, device=device)]) for ix in part.client_indices]
-    k = ds.n_classes
+    test = to_tensors(ds.x_test[test_idx], ds.y_test[test_idx], device)
+    val = None if val_idx is None else to_tensors(ds.x_test[val_idx], ds.y_test[val_idx], device)
+    client_data = [ClientData(x[torch.as_tensor(ix, device=device)], y[torch.as_tensor(ix, device=device)]) for ix in part.client_indices]
 
-    # model (same initialisation for every method of a setting) and optimisation
-    model_name = lookup(cfg["models"], used, args.dataset)
-    p_min = cfg["p_min_ablation"] if args.method == "aequa_pmin" else cfg["p_min"]
+    model_name = lookup(cfg["models"], used, dataset)
+    p_min = cfg["p_min"] if p_min is None else p_min
     p_max = cfg["p_max"]
     bn_grid = aq.width_grid(p_min, cfg["bn_width_step"], p_max) if aq.uses_batch_norm(model_name) else None
     torch.manual_seed(seeding.integer_seed(root, f"aequa/init/{key}", s) % 2**31)
-    model = aq.build_slimmable_model(model_name, ds.input_shape, k, bn_widths=bn_grid, mlp_hidden=cfg["mlp_hidden"],
+    model = aq.build_slimmable_model(model_name, ds.input_shape, ds.n_classes, bn_widths=bn_grid, mlp_hidden=cfg["mlp_hidden"],
                                      resnet_base=cfg["resnet_base"]).to(device)
     init = {n: v.detach().clone() for n, v in model.state_dict().items()}
     tr = cfg["train"]
-    rounds = lookup(tr["rounds"], args.dataset, used)
+    rounds = lookup(tr["rounds"], dataset, used)
     settings = TrainSettings(epochs=tr["local_epochs"], batch_size=tr["batch_size"], lr=tr["lr"], momentum=tr["momentum"],
-                             weight_decay=lookup(tr["weight_decay"], used, args.dataset))
-    lr_at = lr_schedule(tr["lr"], rounds, tr["lr_milestones_frac"], tr["lr_gamma"])
-    order_rng = lambda r, i: seeding.generator(root, f"aequa/data_order/{key}", s, r, i)  # noqa: E731
-    executor = cfg["executor"]
+                             weight_decay=lookup(tr["weight_decay"], used, dataset))
+    info = {"dataset": dataset, "dataset_used": used, "partition": entry["name"], "scheme": entry["scheme"], "seed": s, "model": model_name,
+            "rounds": rounds, "sizes": part.sizes.tolist(), "class_counts": part.counts.tolist(), "n_test": len(test_idx),
+            "input_shape": list(ds.input_shape)}
+    return Setting(dataset, used, entry, s, root, key, device, model_name, model, init, client_data, test, val, ds.n_classes, settings,
+                   rounds, lr_schedule(tr["lr"], rounds, tr["lr_milestones_frac"], tr["lr_gamma"]),
+                   lambda r, i: seeding.generator(root, f"aequa/data_order/{key}", s, r, i), bn_grid, p_min, p_max, info)
 
-    def acc(state) -> float:
-        return rewards.balanced_accuracy_of(model, state, xt, yt, k)
 
-    out: dict[str, Any] = {"dataset": args.dataset, "dataset_used": used, "partition": args.partition, "scheme": entry["scheme"],
-                           "method": args.method, "seed": s, "model": model_name, "rounds": rounds, "sizes": part.sizes.tolist(),
-                           "class_counts": part.counts.tolist(), "n_test": len(test_idx),
-                           "input_shape": list(ds.input_shape)}
+def run(args: argparse.Namespace) -> None:
+    from fairshare.learning import rewards
+    from fairshare.learning.engine import set_deterministic
+
+    started = time.perf_counter()
+    cfg, root = section(args, "aequa"), section(args, "seed")
+    if args.method != "standalone" and not args.standalone:
+        raise CommandError(f"method {args.method} needs --standalone (the contributions)")
+    entry = partition_entry(cfg, args.partition)
+    set_deterministic(seeding.integer_seed(root, f"aequa/torch/{args.dataset}/{args.partition}/{args.method}", args.seed_index) % 2**31)
+    st = prepare(cfg, root, section(args, "device"), args.dataset, args.dataset_file, entry, args.seed_index,
+                 p_min=cfg["p_min_ablation"] if args.method == "aequa_pmin" else None)
+    tr, executor = cfg["train"], cfg["executor"]
+    out: dict[str, Any] = {**st.info, "method": args.method}
     contributions = None
     if args.method != "standalone":
         contributions = np.asarray(read_json(args.standalone)["reward_acc"], float)
-        if len(contributions) != len(clients):
-            raise CommandError(f"{args.standalone} has {len(contributions)} clients, this setting {len(clients)}")
+        if len(contributions) != len(st.clients):
+            raise CommandError(f"{args.standalone} has {len(contributions)} clients, this setting {len(st.clients)}")
         out["contributions"] = contributions.tolist()
+    args_common = (st.model, st.init, st.clients, st.settings, st.rounds, st.order_rng)
 
     if args.method == "standalone":
-        epochs = tr["standalone_epochs"] or rounds * tr["local_epochs"]
-        states = rewards.standalone(model, init, clients, settings, epochs, order_rng, lr_at=lr_schedule(tr["lr"], epochs, tr["lr_milestones_frac"], tr["lr_gamma"]),
-                                    executor=executor)
-        out.update(reward_acc=[acc(st) for st in states], global_acc=None, standalone_epochs=epochs)
+        epochs = tr["standalone_epochs"] or st.rounds * tr["local_epochs"]
+        states = rewards.standalone(*args_common[:4], epochs, st.order_rng,
+                                    lr_at=lr_schedule(tr["lr"], epochs, tr["lr_milestones_frac"], tr["lr_gamma"]), executor=executor)
+        out.update(reward_acc=[st.acc(x) for x in states], global_acc=None, standalone_epochs=epochs)
     elif args.method == "fedavg_ft":
-        glob, tuned = rewards.fedavg_ft(model, init, clients, settings, rounds, order_rng, finetune_epochs=cfg["fedavg_ft"]["finetune_epochs"],
-                                        lr_at=lr_at, executor=executor, weighted=tr["weighted_aggregation"])
-        out.update(global_acc=acc(glob), reward_acc=[acc(st) for st in tuned])
+        glob, tuned = rewards.fedavg_ft(*args_common, finetune_epochs=cfg["fedavg_ft"]["finetune_epochs"], lr_at=st.lr_at, executor=executor,
+                                        weighted=tr["weighted_aggregation"])
+        out.update(global_acc=st.acc(glob), reward_acc=[st.acc(x) for x in tuned])
     elif args.method == "cgsv":
         c = cfg["cgsv"]
-        server, locals_, reputations = rewards.cgsv(model, init, clients, settings, rounds, order_rng, gamma=lookup(c["gamma"], used, args.dataset),
-                                                    alpha=c["alpha"], beta=c["beta"], min_reputation=c["min_reputation"], lr_at=lr_at, executor=executor)
-        out.update(global_acc=acc(server), reward_acc=[acc(st) for st in locals_], final_reputation=reputations[-1].tolist())
+        server, locals_, reputations = rewards.cgsv(*args_common, gamma=lookup(c["gamma"], st.used, args.dataset), alpha=c["alpha"],
+                                                    beta=c["beta"], min_reputation=c["min_reputation"], lr_at=st.lr_at, executor=executor)
+        out.update(global_acc=st.acc(server), reward_acc=[st.acc(x) for x in locals_], final_reputation=reputations[-1].tolist())
     elif args.method == "iafl":
-        sampling = lambda r: seeding.generator(root, f"aequa/sampling/{key}", s, r)  # noqa: E731
-        server, locals_ = rewards.iafl(model, init, clients, settings, rounds, order_rng, contributions, sampling, kappa=cfg["iafl"]["kappa"],
-                                       q=cfg["iafl"]["q"], lr_at=lr_at, executor=executor)
-        out.update(global_acc=acc(server), reward_acc=[acc(st) for st in locals_])
+        sampling = lambda r: seeding.generator(root, f"aequa/sampling/{st.key}", st.seed, r)  # noqa: E731
+        server, locals_ = rewards.iafl(*args_common, contributions, sampling, kappa=cfg["iafl"]["kappa"], q=cfg["iafl"]["q"],
+                                       lr_at=st.lr_at, executor=executor)
+        out.update(global_acc=st.acc(server), reward_acc=[st.acc(x) for x in locals_])
     else:
-        out.update(_aequa(args, cfg, model, init, clients, settings, rounds, order_rng, lr_at, bn_grid, p_min, p_max, contributions,
-                          (xt, yt), None if val_idx is None else to_tensors(ds.x_test[val_idx], ds.y_test[val_idx], device), k, key))
+        out.update(aequa_rewards(cfg, st, args.method, contributions))
     out["seconds"] = time.perf_counter() - started
-    out["metadata"] = run_metadata(root, seed_index=s, device=str(device))
+    out["metadata"] = run_metadata(root, seed_index=st.seed, device=str(st.device))
     write_json(args.output, out)
 
 
-def _aequa(args, cfg, model, init, clients, settings, rounds, order_rng, lr_at, bn_grid, p_min, p_max, contributions, test, val, k, key) -> dict:
+def train_slimmable(cfg: dict, st: Setting, method: str, **hooks):
+    """Algorithm 1 on the setting (``hooks``: ``participants``, ``on_round``)."""
+    from fairshare.learning import aequa as aq
+
+    return aq.train_aequa(st.model, st.init, st.clients, st.settings, st.rounds, order_rng=st.order_rng,
+                          width_rng=lambda r, i: seeding.generator(st.root, f"aequa/widths/{st.key}/{method}", st.seed, r, i),
+                          p_min=st.p_min, p_max=st.p_max, grid=None if st.bn_grid is None else st.bn_grid.tolist(),
+                          subwidth_mode=cfg["subwidth_mode"], lr_at=st.lr_at, weighted=cfg["train"]["weighted_aggregation"],
+                          width_loss=cfg["width_loss"], **hooks)
+
+
+def annealing_options(cfg: dict) -> dict:
+    a = cfg["allocation"]
+    return dict(iters=a["iters"], t_start=a["t_start"], t_end=a["t_end"], schedule=a["schedule"], eps=a["eps"], tie_break=a["tie_break"],
+                spread=a["spread"], neighbour_prob=a["neighbour_prob"])
+
+
+def aequa_rewards(cfg: dict, st: Setting, method: str, contributions: np.ndarray) -> dict:
+    """Train the slimmable model, measure a(p), allocate (accuracy and width rewards): the run's Aequa fields."""
     from fairshare.games.aequa_allocation import anneal, width_reward_allocation
     from fairshare.learning import aequa as aq
     from fairshare.learning import rewards
     from fairshare.learning.slimmable import set_width
 
-    root, s = section(args, "seed"), args.seed_index
-    state = aq.train_aequa(model, init, clients, settings, rounds, order_rng=order_rng,
-                           width_rng=lambda r, i: seeding.generator(root, f"aequa/widths/{key}/{args.method}", s, r, i),
-                           p_min=p_min, p_max=p_max, grid=None if bn_grid is None else bn_grid.tolist(), subwidth_mode=cfg["subwidth_mode"],
-                           lr_at=lr_at, weighted=cfg["train"]["weighted_aggregation"], width_loss=cfg["width_loss"])
+    root, s, key, model, k, test = st.root, st.seed, st.key, st.model, st.n_classes, st.test
+    p_min, p_max, bn_grid = st.p_min, st.p_max, st.bn_grid
+    state = train_slimmable(cfg, st, method)
     widths = bn_grid if bn_grid is not None else aq.width_grid(p_min, cfg["width_step"], p_max)
     curve = aq.width_accuracy_curve(model, state, widths, *test, k)
-    curve_alloc = curve if val is None else aq.width_accuracy_curve(model, state, widths, *val, k)
+    curve_alloc = curve if st.val is None else aq.width_accuracy_curve(model, state, widths, *st.val, k)
     a = cfg["allocation"]
-    options = dict(iters=a["iters"], t_start=a["t_start"], t_end=a["t_end"], schedule=a["schedule"], eps=a["eps"], tie_break=a["tie_break"],
-                   spread=a["spread"], neighbour_prob=a["neighbour_prob"])
-    alloc = anneal(contributions, curve_alloc, seeding.generator(root, f"aequa/game/{key}/{args.method}", s), **options)
+    options = annealing_options(cfg)
+    alloc = anneal(contributions, curve_alloc, seeding.generator(root, f"aequa/game/{key}/{method}", s), **options)
     # width as the reward (App. D.6): any width for models without batch norm, the bucket otherwise
-    wr = width_reward_allocation(contributions, widths, seeding.generator(root, f"aequa/game_width/{key}/{args.method}", s), p_min=p_min,
+    wr = width_reward_allocation(contributions, widths, seeding.generator(root, f"aequa/game_width/{key}/{method}", s), p_min=p_min,
                                  p_max=p_max, continuous=bn_grid is None, how=cfg["width_reward"]["normalization"], **options)
     model.load_state_dict(state)
     wr_acc = []

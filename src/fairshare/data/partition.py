@@ -14,6 +14,8 @@ count table. Schemes and their sources:
 - ``mmfl_iid`` / ``mmfl_noniid``: the multi-model FL code's splits (per-client size uniform in a range, samples
   taken round-robin over classes in dataset order; non-iid picks the classes with most remaining samples).
 - ``label_range``: party j owns every sample with label in [lo_j, hi_j]; parties may overlap (payoff paper).
+- ``writers``: LEAF-like writer clients for data without writer ids (Aequa §6.6 stand-in for FEMNIST): log-normal
+  client sizes and a Dirichlet label mix per writer. :func:`by_writer` makes one client per real writer id.
 """
 from __future__ import annotations
 
@@ -199,6 +201,68 @@ def label_range(labels: np.ndarray, ranges: Sequence[Sequence[int]]) -> Partitio
     return _finish("label_range", labels, parts, k, {"label_ranges": [list(r) for r in ranges]})
 
 
+def writers(labels: np.ndarray, n_clients: int, rng: np.random.Generator, *, size_sigma: float = 1.0, alpha: float = 0.5,
+            min_size: int = 10) -> Partition:
+    """Writer-like clients for data without writer ids (spec §4.1, §4.7 E8; a stand-in for offline profiles).
+
+    LEAF's FEMNIST writers come from NIST SD19's form metadata, which other datasets lack, so every parameter here
+    is a reconstruction, not a paper value:
+
+    - ``size_sigma``: client sizes are ``min_size`` each plus the remaining samples shared in proportion to
+      log-normal(0, ``size_sigma``) draws, so a few writers hold many samples and most hold few (0 = equal sizes).
+    - ``alpha``: writer w draws its samples from q_w ~ Dir(``alpha``) over the classes (writers' label imbalance),
+      renormalised over the classes that still have samples, so late writers take what is left.
+    - ``min_size``: the floor on every client's size.
+
+    Sampling is without replacement and uses every sample exactly once.
+    """
+    labels, k = _check(labels, n_clients)
+    if size_sigma < 0 or alpha <= 0 or min_size < 1:
+        raise PartitionError(f"writers needs size_sigma >= 0, alpha > 0, min_size >= 1 (got {size_sigma}, {alpha}, {min_size})")
+    if len(labels) < n_clients * min_size:
+        raise PartitionError(f"not enough data: {n_clients} writers x {min_size} samples need {n_clients * min_size}, have {len(labels)}")
+    share = rng.lognormal(0.0, size_sigma, n_clients)
+    extra = len(labels) - n_clients * min_size
+    sizes = min_size + np.floor(extra * share / share.sum()).astype(int)
+    sizes[np.argsort(-share)[: len(labels) - sizes.sum()]] += 1  # hand out the rounding remainder to the largest writers
+    pools = [list(rng.permutation(np.flatnonzero(labels == c))) for c in range(k)]
+    left = np.array([len(p) for p in pools])
+    parts = []
+    for size in sizes:
+        mix = rng.dirichlet(np.full(k, alpha))
+        mine: list[int] = []
+        while len(mine) < size:
+            weights = np.where(left > 0, mix, 0.0)
+            weights = weights / weights.sum() if weights.sum() > 0 else (left > 0) / (left > 0).sum()
+            draw = np.minimum(rng.multinomial(size - len(mine), weights), left)
+            for c in np.flatnonzero(draw):
+                mine += pools[c][len(pools[c]) - left[c]: len(pools[c]) - left[c] + draw[c]]
+                left[c] -= draw[c]
+        parts.append(np.sort(np.asarray(mine, dtype=np.int64)))
+    return _finish("writers", labels, parts, k, {"clients": n_clients, "size_sigma": size_sigma, "alpha": alpha, "min_size": min_size})
+
+
+def by_writer(labels: np.ndarray, writer_ids: np.ndarray, *, min_size: int = 1, max_clients: int | None = None,
+              rng: np.random.Generator | None = None) -> Partition:
+    """One client per real writer (LEAF FEMNIST, spec §4.1) holding at least ``min_size`` samples; with
+    ``max_clients``, a random subset of them (needs ``rng``). Clients are ordered by writer id; ``params['writers']``
+    lists the id of each."""
+    labels, k = _check(labels, 1)
+    writer_ids = np.asarray(writer_ids)
+    if writer_ids.shape != labels.shape:
+        raise PartitionError(f"{len(writer_ids)} writer ids for {len(labels)} samples")
+    ids, counts = np.unique(writer_ids, return_counts=True)
+    kept = ids[counts >= min_size]
+    if max_clients is not None and len(kept) > max_clients:
+        if rng is None:
+            raise PartitionError("choosing max_clients of the writers needs a Generator")
+        kept = np.sort(rng.choice(kept, size=max_clients, replace=False))
+    if len(kept) == 0:
+        raise PartitionError(f"no writer has {min_size} or more samples")
+    parts = [np.flatnonzero(writer_ids == w) for w in kept]
+    return _finish("by_writer", labels, parts, k, {"min_size": min_size, "max_clients": max_clients, "writers": kept.tolist()})
+
+
 def make_partition(labels: np.ndarray, spec: dict[str, Any], rng: np.random.Generator) -> Partition:
     """Dispatch on ``spec['scheme']`` with the parameter names of ``workflow/schemas/partition.schema.yaml``."""
     scheme, n = spec["scheme"], spec.get("clients", 1)
@@ -218,4 +282,6 @@ def make_partition(labels: np.ndarray, spec: dict[str, Any], rng: np.random.Gene
         return mmfl_noniid(labels, n, spec.get("size_range", (400, 500)), spec.get("class_ratio", 0.5), rng)
     if scheme == "label_range":
         return label_range(labels, spec["label_ranges"])
+    if scheme == "writers":
+        return writers(labels, n, rng, size_sigma=spec.get("size_sigma", 1.0), alpha=spec.get("alpha", 0.5), min_size=spec.get("min_size", 10))
     raise PartitionError(f"unknown partition scheme '{scheme}'")

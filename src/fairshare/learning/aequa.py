@@ -142,16 +142,25 @@ def aggregate(model: nn.Module, global_state: State, states: Sequence[State], us
 def train_aequa(model: nn.Module, init: State, clients: Sequence[ClientData], settings: TrainSettings, rounds: int, *,
                 order_rng: Callable[[int, int], np.random.Generator], width_rng: Callable[[int, int], np.random.Generator],
                 p_min: float, p_max: float = 1.0, grid: Sequence[float] | None = None, subwidth_mode: str = "full_plus_random",
-                lr_at: Callable[[int], float] | None = None, weighted: bool = True, width_loss: str = "sum") -> State:
-    """Algorithm 1 (reconstructed): ``rounds`` rounds of slimmable FedAvg from ``init``; the final global state."""
+                lr_at: Callable[[int], float] | None = None, weighted: bool = True, width_loss: str = "sum",
+                participants: Callable[[int], np.ndarray] | None = None, on_round: Callable[[int, State], None] | None = None) -> State:
+    """Algorithm 1 (reconstructed): ``rounds`` rounds of slimmable FedAvg from ``init``; the final global state.
+
+    ``participants(r)``: the clients joining round r (default all; Sec. 6.4); ``on_round(r, state)`` sees the global
+    model after every round.
+    """
     weights = [max(len(c), 1) if weighted else 1 for c in clients]
     state = {k: v.clone() for k, v in init.items()}
     for r in tqdm(range(rounds), desc="aequa", leave=False, disable=None):
         s = settings if lr_at is None else dataclasses.replace(settings, lr=lr_at(r))
-        states, used = aequa_local_train(model, state, clients, s, generators=[order_rng(r, i) for i in range(len(clients))],
-                                         width_generators=[width_rng(r, i) for i in range(len(clients))], p_min=p_min, p_max=p_max,
-                                         grid=grid, subwidth_mode=subwidth_mode, width_loss=width_loss)
-        state = aggregate(model, state, states, used, weights)
+        ids = np.arange(len(clients)) if participants is None else np.asarray(participants(r), int)
+        if len(ids):
+            states, used = aequa_local_train(model, state, [clients[i] for i in ids], s, generators=[order_rng(r, int(i)) for i in ids],
+                                             width_generators=[width_rng(r, int(i)) for i in ids], p_min=p_min, p_max=p_max,
+                                             grid=grid, subwidth_mode=subwidth_mode, width_loss=width_loss)
+            state = aggregate(model, state, states, used, [weights[i] for i in ids])
+        if on_round is not None:
+            on_round(r, state)
     set_width(model, p_max)
     return state
 

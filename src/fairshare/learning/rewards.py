@@ -15,6 +15,8 @@
   the top contributor receives (all updates).
 
 Every function takes plain arguments (no config) and returns state dicts; :func:`balanced_accuracy_of` evaluates.
+Optional ``participants(round)`` (the clients joining a round: Sec. 6.4's participation-rate experiment) and
+``on_round`` hooks (per-round evaluation: Sec. 6.5's curves) leave the full-participation computation unchanged.
 ``order_rng(round, client)`` gives the Generator ordering a client's samples in a round (standalone: per epoch).
 ``executor`` is one of the engine's (``auto``, ``batched``, ``sequential``) or ``plain``: the engine's sequential
 computation with the SGD update written out (:func:`plain_local_train`), which avoids importing ``torch._dynamo``
@@ -37,6 +39,8 @@ from fairshare.metrics import balanced_accuracy
 
 State = dict[str, torch.Tensor]
 OrderRng = Callable[[int, int], np.random.Generator]
+Participants = Callable[[int], np.ndarray]  # round -> indices of the clients that join it
+RoundHook = Callable[[int, State, list[State]], None]  # (round, server state, client states)
 
 
 @torch.no_grad()
@@ -139,23 +143,43 @@ def standalone(model: nn.Module, init: State, clients: Sequence[ClientData], set
     return states
 
 
+def _everyone(n: int) -> np.ndarray:
+    return np.arange(n)
+
+
 def fedavg(model: nn.Module, init: State, clients: Sequence[ClientData], settings: TrainSettings, rounds: int, order_rng: OrderRng, *,
-           lr_at: Callable[[int], float] | None = None, executor: str = "auto", weighted: bool = True) -> State:
-    """FedAvg with full participation: the global model after ``rounds`` rounds."""
-    weights = [len(c) if weighted else 1.0 for c in clients]
+           lr_at: Callable[[int], float] | None = None, executor: str = "auto", weighted: bool = True,
+           participants: Participants | None = None, on_round: Callable[[int, State], None] | None = None) -> State:
+    """FedAvg: the global model after ``rounds`` rounds.
+
+    ``participants(r)`` gives the clients that join round r (default: all; a round nobody joins leaves the model
+    unchanged); ``on_round(r, state)`` sees the global model after every round (per-round evaluation).
+    """
     state = init
     for r in tqdm(range(rounds), desc="fedavg", leave=False, disable=None):
-        states = _train(model, state, clients, _lr(settings, lr_at, r), [order_rng(r, i) for i in range(len(clients))], executor)
-        state = weighted_average(states, weights)
+        ids = _everyone(len(clients)) if participants is None else participants(r)
+        if len(ids):
+            states = _train(model, state, [clients[i] for i in ids], _lr(settings, lr_at, r), [order_rng(r, int(i)) for i in ids], executor)
+            state = weighted_average(states, [len(clients[i]) if weighted else 1.0 for i in ids])
+        if on_round is not None:
+            on_round(r, state)
     return state
 
 
+def finetune(model: nn.Module, state: State, clients: Sequence[ClientData], settings: TrainSettings, epochs: int, order_rng: OrderRng,
+             round_index: int, *, lr_at: Callable[[int], float] | None = None, executor: str = "auto") -> list[State]:
+    """FedAvg-FT's reward: every client fine-tunes ``state`` on its own data for ``epochs`` epochs (last round's lr)."""
+    ft = dataclasses.replace(_lr(settings, lr_at, max(round_index - 1, 0)), epochs=epochs)
+    return _train(model, state, clients, ft, [order_rng(round_index, i) for i in range(len(clients))], executor)
+
+
 def fedavg_ft(model: nn.Module, init: State, clients: Sequence[ClientData], settings: TrainSettings, rounds: int, order_rng: OrderRng, *,
-              finetune_epochs: int = 1, lr_at: Callable[[int], float] | None = None, executor: str = "auto", weighted: bool = True) -> tuple[State, list[State]]:
+              finetune_epochs: int = 1, lr_at: Callable[[int], float] | None = None, executor: str = "auto", weighted: bool = True,
+              participants: Participants | None = None, on_round: Callable[[int, State], None] | None = None) -> tuple[State, list[State]]:
     """FedAvg, then every client fine-tunes the global model locally: (global state, fine-tuned client states)."""
-    state = fedavg(model, init, clients, settings, rounds, order_rng, lr_at=lr_at, executor=executor, weighted=weighted)
-    ft = dataclasses.replace(_lr(settings, lr_at, max(rounds - 1, 0)), epochs=finetune_epochs)
-    return state, _train(model, state, clients, ft, [order_rng(rounds, i) for i in range(len(clients))], executor)
+    state = fedavg(model, init, clients, settings, rounds, order_rng, lr_at=lr_at, executor=executor, weighted=weighted,
+                   participants=participants, on_round=on_round)
+    return state, finetune(model, state, clients, settings, finetune_epochs, order_rng, rounds, lr_at=lr_at, executor=executor)
 
 
 def _param_keys(model: nn.Module) -> list[str]:
@@ -185,8 +209,13 @@ def sparsify(update: State, fraction: float) -> State:
 
 def cgsv(model: nn.Module, init: State, clients: Sequence[ClientData], settings: TrainSettings, rounds: int, order_rng: OrderRng, *,
          gamma: float = 0.5, alpha: float = 0.95, beta: float = 1.0, min_reputation: float = 1e-3,
-         lr_at: Callable[[int], float] | None = None, executor: str = "auto") -> tuple[State, list[State], np.ndarray]:
-    """CGSV: (server state, client states, reputations per round (rounds x clients))."""
+         lr_at: Callable[[int], float] | None = None, executor: str = "auto", participants: Participants | None = None,
+         on_round: RoundHook | None = None) -> tuple[State, list[State], np.ndarray]:
+    """CGSV: (server state, client states, reputations per round (rounds x clients)).
+
+    With ``participants``, only the clients joining round r train, upload, update their reputation and receive a
+    reward that round; the others keep their model and reputation.
+    """
     keys = _param_keys(model)
     n = len(clients)
     sizes = np.array([len(c) for c in clients], float)
@@ -195,51 +224,69 @@ def cgsv(model: nn.Module, init: State, clients: Sequence[ClientData], settings:
     locals_: list[State] = [{k: v.clone() for k, v in init.items()} for _ in range(n)]
     history = []
     for r in tqdm(range(rounds), desc="cgsv", leave=False, disable=None):
-        trained = train_from(model, locals_, clients, _lr(settings, lr_at, r), [order_rng(r, i) for i in range(n)], executor)
-        uploads = []
-        for new, old in zip(trained, locals_):
-            d = _delta(new, old, keys)
-            norm = _flat(d, keys).norm().clamp(min=1e-12)
-            uploads.append({k: gamma * v / norm for k, v in d.items()})
-        agg = {k: sum(rep[i] * uploads[i][k] for i in range(n)) for k in keys}
-        flat_agg = _flat(agg, keys)
-        phi = torch.stack([torch.nn.functional.cosine_similarity(_flat(u, keys), flat_agg, dim=0) for u in uploads])
-        rep = (alpha * rep + (1 - alpha) * phi).clamp(min=min_reputation)
-        rep = rep / rep.sum()
+        ids = _everyone(n) if participants is None else np.asarray(participants(r), int)
+        if len(ids):
+            trained = train_from(model, [locals_[i] for i in ids], [clients[i] for i in ids], _lr(settings, lr_at, r),
+                                 [order_rng(r, int(i)) for i in ids], executor)
+            uploads = []
+            for new, i in zip(trained, ids):
+                d = _delta(new, locals_[i], keys)
+                norm = _flat(d, keys).norm().clamp(min=1e-12)
+                uploads.append({k: gamma * v / norm for k, v in d.items()})
+            agg = {k: sum(rep[i] * u[k] for i, u in zip(ids, uploads)) for k in keys}
+            flat_agg = _flat(agg, keys)
+            phi = torch.stack([torch.nn.functional.cosine_similarity(_flat(u, keys), flat_agg, dim=0) for u in uploads])
+            rep = rep.clone()
+            rep[ids] = alpha * rep[ids] + (1 - alpha) * phi
+            rep = rep.clamp(min=min_reputation)
+            rep = rep / rep.sum()
+            q = torch.tanh(beta * rep)
+            q = q / q[ids].max()
+            for i in ids:
+                reward = sparsify(agg, min(float(q[i]), 1.0))
+                locals_[i] = {**locals_[i], **{k: locals_[i][k] + reward[k] for k in keys}}
+            server = {**server, **{k: server[k] + agg[k] for k in keys}}
         history.append(rep.numpy().copy())
-        q = torch.tanh(beta * rep)
-        q = q / q.max()
-        for i in range(n):
-            reward = sparsify(agg, float(q[i]))
-            locals_[i] = {**locals_[i], **{k: locals_[i][k] + reward[k] for k in keys}}
-        server = {**server, **{k: server[k] + agg[k] for k in keys}}
+        if on_round is not None:
+            on_round(r, server, locals_)
     return server, locals_, np.array(history)
 
 
 def iafl(model: nn.Module, init: State, clients: Sequence[ClientData], settings: TrainSettings, rounds: int, order_rng: OrderRng,
          contributions: Sequence[float], sampling_rng: Callable[[int], np.random.Generator], *, kappa: float = 0.0, q: float = 0.0,
-         lr_at: Callable[[int], float] | None = None, executor: str = "auto") -> tuple[State, list[State]]:
-    """IAFL with contribution-proportional sampling of others' updates: (server state, client states)."""
+         lr_at: Callable[[int], float] | None = None, executor: str = "auto", participants: Participants | None = None,
+         on_round: RoundHook | None = None) -> tuple[State, list[State]]:
+    """IAFL with contribution-proportional sampling of others' updates: (server state, client states).
+
+    With ``participants``, round r's updates come from the joining clients only, and each of them receives its own
+    update averaged with ceil(gamma_i (m - 1)) of the other m - 1 participants'.
+    """
     keys = _param_keys(model)
     n = len(clients)
     c = np.asarray(contributions, float)
     gam = np.minimum(1.0, c / c.max()) ** (1.0 - kappa)
-    n_others = np.ceil(gam * (n - 1)).astype(int)
     sizes = np.array([len(cl) for cl in clients], float)
     server = {k: v.clone() for k, v in init.items()}
     locals_: list[State] = [{k: v.clone() for k, v in init.items()} for _ in range(n)]
     for r in tqdm(range(rounds), desc="iafl", leave=False, disable=None):
-        trained = train_from(model, locals_, clients, _lr(settings, lr_at, r), [order_rng(r, i) for i in range(n)], executor)
-        deltas = [_delta(new, old, keys) for new, old in zip(trained, locals_)]
+        ids = _everyone(n) if participants is None else np.asarray(participants(r), int)
         rng = sampling_rng(r)
-        full = weighted_average(deltas, sizes)
-        for i in range(n):
-            others = rng.choice(np.delete(np.arange(n), i), size=n_others[i], replace=False) if n > 1 else np.array([], int)
-            members = [i, *others.tolist()]
-            upd = weighted_average([deltas[j] for j in members], sizes[members])
-            if q > 0 and rng.random() < q:
-                locals_[i] = {**locals_[i], **{k: server[k] + full[k] for k in keys}}
-            else:
-                locals_[i] = {**locals_[i], **{k: locals_[i][k] + upd[k] for k in keys}}
-        server = {**server, **{k: server[k] + full[k] for k in keys}}
+        if len(ids):
+            trained = train_from(model, [locals_[i] for i in ids], [clients[i] for i in ids], _lr(settings, lr_at, r),
+                                 [order_rng(r, int(i)) for i in ids], executor)
+            deltas = {int(i): _delta(new, locals_[i], keys) for new, i in zip(trained, ids)}
+            full = weighted_average([deltas[int(i)] for i in ids], sizes[ids])
+            m = len(ids)
+            for i in ids:
+                n_others = int(np.ceil(gam[i] * (m - 1)))
+                others = rng.choice(ids[ids != i], size=n_others, replace=False) if m > 1 else np.array([], int)
+                members = [int(i), *others.tolist()]
+                upd = weighted_average([deltas[j] for j in members], sizes[members])
+                if q > 0 and rng.random() < q:
+                    locals_[i] = {**locals_[i], **{k: server[k] + full[k] for k in keys}}
+                else:
+                    locals_[i] = {**locals_[i], **{k: locals_[i][k] + upd[k] for k in keys}}
+            server = {**server, **{k: server[k] + full[k] for k in keys}}
+        if on_round is not None:
+            on_round(r, server, locals_)
     return server, locals_

@@ -1,0 +1,83 @@
+"""Figures for the Aequa extensions: reward accuracy vs participation rate (Fig. 2) and every evaluation metric
+over the rounds of training-time rewards against the baselines (Figs 3-4)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from fairshare.io import save_figure
+
+STYLE = {"fedavg_ft": ("FedAvg-FT", "tab:blue", "o"), "cgsv": ("CGSV", "tab:green", "s"), "iafl": ("IAFL", "tab:purple", "^"),
+         "aequa": ("Aequa", "tab:red", "D"), "aequa_cgsv": ("Aequa+CGSV", "tab:orange", "v"), "aequa_shapfed": ("Aequa+ShapFed", "tab:brown", "P")}
+METRICS = {"accuracy": "global accuracy", "pearson": "Pearson ρ", "mcg": "MCG", "cgs": "CGS (lower is fairer)"}
+
+
+def reward_vs_rate(per_client: pd.DataFrame, runs: pd.DataFrame, stem: str | Path) -> None:
+    """One panel per dataset: every client's reward accuracy against its participation rate (seed 0), per method."""
+    datasets = list(dict.fromkeys(per_client.dataset)) or ["(no runs)"]
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.4), squeeze=False)
+    for ax, d in zip(axes[0], datasets):
+        sub = per_client[(per_client.dataset == d) & (per_client.seed == per_client.seed.min())]
+        for method, (label, color, marker) in STYLE.items():
+            pts = sub[sub.method == method].sort_values("rate")
+            if pts.empty:
+                continue
+            rho = runs[(runs.dataset == d) & (runs.method == method)].pearson.mean()
+            ax.plot(pts.rate, pts.reward_acc, color=color, marker=marker, ms=4, lw=1, label=f"{label} (ρ={rho:.2f})")
+        ax.set_title(d, fontsize=9)
+        ax.set_xlabel("participation rate")
+        ax.set_ylabel("reward accuracy")
+        ax.legend(fontsize=6)
+    fig.suptitle("Participation rate as the contribution (Fig. 2)", fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, Path(stem))
+    plt.close(fig)
+
+
+def metrics_over_rounds(tidy: pd.DataFrame, stem: str | Path) -> None:
+    """One row per dataset, one panel per metric: mean over seeds vs round, one line per method."""
+    datasets = list(dict.fromkeys(tidy.dataset)) or ["(no runs)"]
+    fig, axes = plt.subplots(len(datasets), len(METRICS), figsize=(3.4 * len(METRICS), 2.8 * len(datasets)), squeeze=False)
+    for row, d in zip(axes, datasets):
+        sub = tidy[tidy.dataset == d]
+        for ax, (metric, label) in zip(row, METRICS.items()):
+            for method, (name, color, marker) in STYLE.items():
+                m = sub[(sub.method == method) & (sub.metric == metric)]
+                if m.empty:
+                    continue
+                curve = m.groupby("round").value.mean()
+                ax.plot(curve.index, curve.to_numpy(float), color=color, marker=marker, ms=3, lw=1.2, label=name)
+            ax.set_title(f"{d}: {label}", fontsize=8)
+            ax.set_xlabel("round")
+            if metric == "pearson":
+                ax.set_ylim(-1.05, 1.05)
+            ax.grid(alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=max(1, len(labels)), fontsize=7)
+    partition = tidy.partition.iloc[0] if len(tidy) else ""
+    fig.suptitle(f"Training-time rewards, partition {partition} (Figs 3-4); NaN ρ (identical rewards) not drawn", fontsize=9)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.95))
+    save_figure(fig, Path(stem))
+    plt.close(fig)
+
+
+def scale_accuracy_vs_width(curves: pd.DataFrame, fedavg_global: float, fedavg_ft_client: float, title: str, stem: str | Path) -> None:
+    """Fig. 5: the slimmable model's accuracy at every width (mean over seeds, min-max band) against FedAvg's global
+    model and FedAvg-FT's mean client model."""
+    fig, ax = plt.subplots(figsize=(4.6, 3.4))
+    if len(curves):
+        wide = curves.pivot_table(index="width", columns="seed", values="accuracy")
+        ax.plot(wide.index, wide.mean(axis=1), color="tab:red", lw=1.8, label="Aequa a(p)")
+        ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color="tab:red", alpha=0.18, lw=0)
+    for value, style, label in ((fedavg_global, "--", "FedAvg (global)"), (fedavg_ft_client, ":", "FedAvg-FT (mean client)")):
+        if value == value:  # not NaN
+            ax.axhline(value, color="tab:blue", ls=style, lw=1.2, label=label)
+    ax.set_xlabel("width p")
+    ax.set_ylabel("balanced accuracy")
+    ax.set_title(f"Accuracy vs width at scale (Fig. 5): {title}", fontsize=8)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    save_figure(fig, Path(stem))
+    plt.close(fig)

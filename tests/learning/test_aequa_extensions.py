@@ -1,0 +1,123 @@
+"""Aequa extensions on real data (scikit-learn digits): partial participation in every reward method, and
+training-time rewards (Algorithm 2): scores, width mapping, masked averaging and a free-rider getting a smaller model."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from fairshare.cli.aequa_ext import participants_schedule, participation_rates, rates_as_accuracies
+from fairshare.learning import rewards
+from fairshare.learning.aequa import train_aequa
+from fairshare.learning.aequa_training_time import (last_layer_keys, slice_scores, train_aequa_training_time,
+                                                    widths_from_contributions)
+from fairshare.learning.engine import ClientData, TrainSettings
+from fairshare.learning.slimmable import SlimmableCNN, SlimmableMLP
+
+SETTINGS = TrainSettings(epochs=1, batch_size=16, lr=0.05, momentum=0.9)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    x = torch.as_tensor(d.images[:, None] / 8.0 - 1.0, dtype=torch.float32)
+    y = torch.as_tensor(d.target, dtype=torch.long)
+    return x, y
+
+
+def _clients(x, y, n, size=120):
+    return [ClientData(x[i * size:(i + 1) * size], y[i * size:(i + 1) * size]) for i in range(n)]
+
+
+def _order(r, i):
+    return np.random.default_rng([7, r, i])
+
+
+def test_widths_follow_normalised_contributions():
+    assert np.allclose(widths_from_contributions([0.5, 1.0, 0.05], 0.2), [0.5, 1.0, 0.2])
+    assert np.allclose(widths_from_contributions([0.5, 1.0, 0.05], 0.2, grid=[0.2, 0.45, 0.7, 1.0]), [0.45, 1.0, 0.2])
+    assert np.allclose(widths_from_contributions([0.0, 0.0], 0.25), [1.0, 1.0])
+
+
+def test_slice_scores_are_cosines_with_the_weighted_sum():
+    u = [torch.tensor([1.0, 0.0]), torch.tensor([1.0, 0.0]), torch.tensor([-1.0, 0.0])]
+    assert np.allclose(slice_scores(u, [1, 1, 1]), [1, 1, -1])
+    assert np.allclose(slice_scores([torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])], [3, 1]), [3 / np.sqrt(10), 1 / np.sqrt(10)])
+
+
+def test_last_layer_keys_are_the_classifier_end():
+    model = SlimmableCNN((1, 8, 8), 10, convs=1)
+    names = [n for n, _ in model.named_parameters()]
+    assert last_layer_keys(model, 1) == names[-2:]
+    assert last_layer_keys(model, 2) == names[-4:]
+    with pytest.raises(ValueError):
+        last_layer_keys(model, 0)
+
+
+def test_everyone_participating_equals_full_participation(digits):
+    x, y = digits
+    clients = _clients(x, y, 3)
+    torch.manual_seed(0)
+    model = SlimmableMLP((1, 8, 8), 10, hidden=(32,))
+    init = {k: v.clone() for k, v in model.state_dict().items()}
+    plain = rewards.fedavg(model, init, clients, SETTINGS, 2, _order, executor="plain")
+    everyone = rewards.fedavg(model, init, clients, SETTINGS, 2, _order, executor="plain", participants=lambda r: np.arange(3))
+    for k in plain:
+        assert torch.equal(plain[k], everyone[k])
+
+
+def test_absent_clients_do_not_shape_the_model(digits):
+    """A client that never joins leaves FedAvg, CGSV and Aequa exactly as if it did not exist."""
+    x, y = digits
+    clients = _clients(x, y, 3)
+    torch.manual_seed(0)
+    model = SlimmableMLP((1, 8, 8), 10, hidden=(32,))
+    init = {k: v.clone() for k, v in model.state_dict().items()}
+    skip_first = lambda r: np.array([1, 2])  # noqa: E731
+    shifted = lambda r, i: _order(r, i + 1)  # noqa: E731
+    assert all(torch.equal(a, b) for a, b in zip(
+        rewards.fedavg(model, init, clients, SETTINGS, 2, _order, executor="plain", participants=skip_first).values(),
+        rewards.fedavg(model, init, clients[1:], SETTINGS, 2, shifted, executor="plain").values()))
+    server, locals_, reputation = rewards.cgsv(model, init, clients, SETTINGS, 2, _order, executor="plain", participants=skip_first)
+    assert all(torch.equal(locals_[0][k], init[k]) for k in init)  # the absent client received nothing
+    assert not any(torch.equal(locals_[1][k], init[k]) for k in init if k.endswith("weight"))
+    assert reputation.shape == (2, 3) and np.isclose(reputation[-1].sum(), 1.0)
+    width_rng = lambda r, i: np.random.default_rng([9, r, i])  # noqa: E731
+    a = train_aequa(model, init, clients, SETTINGS, 2, order_rng=_order, width_rng=width_rng, p_min=0.3, participants=skip_first)
+    b = train_aequa(model, init, clients[1:], SETTINGS, 2, order_rng=shifted, width_rng=lambda r, i: width_rng(r, i + 1), p_min=0.3)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_participation_schedule_and_rate_mapping():
+    rates = participation_rates(5, 0.2, 1.0)
+    assert np.allclose(rates, [0.2, 0.4, 0.6, 0.8, 1.0])
+    joins = participants_schedule(rates, lambda r: np.random.default_rng(r))
+    counts = np.bincount(np.concatenate([joins(r) for r in range(400)]), minlength=5) / 400
+    assert np.all(np.abs(counts - rates) < 0.08) and counts[-1] == 1.0
+    mapped = rates_as_accuracies(rates, np.array([0.3, 0.6, 0.9]))
+    assert np.isclose(mapped.min(), 0.3) and np.isclose(mapped.max(), 0.9) and np.all(np.diff(mapped) > 0)
+
+
+@pytest.mark.parametrize("ca", ["cgsv", "shapfed"])
+def test_a_label_noise_free_rider_gets_the_smallest_model(digits, ca):
+    """Client 0 trains on shuffled labels: its min-width update disagrees with the others', so its contribution and
+    width fall below every honest client's, while honest clients keep (nearly) the full model."""
+    x, y = digits
+    clients = _clients(x, y, 4, size=150)
+    noisy = clients[0].y[torch.randperm(len(clients[0].y), generator=torch.Generator().manual_seed(0))]
+    clients[0] = ClientData(clients[0].x, noisy)
+    torch.manual_seed(0)
+    model = SlimmableCNN((1, 8, 8), 10, convs=1)
+    init = {k: v.clone() for k, v in model.state_dict().items()}
+    seen = []
+    run = train_aequa_training_time(model, init, clients, SETTINGS, 6, order_rng=_order, width_rng=lambda r, i: np.random.default_rng([3, r, i]),
+                                    p_min=0.2, ca=ca, beta=0.5, on_round=lambda r, s, w: seen.append(w))
+    assert run.widths.shape == (6, 4) and run.contributions.shape == (6, 4) and len(seen) == 6
+    final = run.widths[-1]
+    assert np.all((final >= 0.2) & (final <= 1.0)) and final.max() == 1.0
+    assert final[0] < final[1:].min()
+    again = train_aequa_training_time(model, init, clients, SETTINGS, 6, order_rng=_order, width_rng=lambda r, i: np.random.default_rng([3, r, i]),
+                                      p_min=0.2, ca=ca, beta=0.5)
+    assert all(torch.equal(run.state[k], again.state[k]) for k in run.state)
