@@ -371,8 +371,9 @@ def local_train(model: nn.Module, global_params: State, clients: Sequence[Client
     - ``model``: any ``nn.Module`` (its architecture and current width; its own weights are not the start point).
     - ``global_params``: the state dict every client starts from (missing keys: the model's current values).
     - ``clients[i]``: client i's data, on the device training runs on; ``generators[i]`` orders its samples.
-    - ``executor``: ``batched``, ``sequential`` or ``auto`` (:func:`choose_executor`). The sequential executor leaves
-      the last client's parameters in ``model``; the batched one does not change the model's weights.
+    - ``executor``: ``batched``, ``sequential`` or ``auto`` (:func:`choose_executor`). The sequential executor (and
+      the batched one where it runs the plain client loop, see ``vectorize``) leaves the last client's parameters
+      in ``model``; the stacked batched paths do not change the model's weights.
     - ``chunk``: at most this many clients are stacked at once (memory); results do not depend on it.
     - ``amp``: bfloat16 autocast on CUDA (ignored on CPU).
     - ``step_widths(i, t)``: slimmable models (``fairshare.learning.slimmable``) only: the widths whose
@@ -380,7 +381,8 @@ def local_train(model: nn.Module, global_params: State, clients: Sequence[Client
       each width's gradient reaches its own slice and switchable batch norm. None: every step at the model's
       current width. The batched executor groups the clients by width within each step.
     - ``vectorize``: how the batched executor computes gradients: True = one vmapped call for all clients, False =
-      client by client on the stacked state; None = :func:`vmap_pays`. Both give the sequential executor's results.
+      client by client on the stacked state; None = :func:`vmap_pays`, and where vmap does not pay, the sequential
+      executor's plain client loop (stacking alone only adds copies). All give the sequential executor's results.
     Sample counts for aggregation are ``len(clients[i])``.
     """
     if executor not in EXECUTORS:
@@ -399,9 +401,11 @@ def local_train(model: nn.Module, global_params: State, clients: Sequence[Client
     plans = [batch_plan(len(c), settings, g) for c, g in zip(clients, generators)]
     if executor == "sequential":
         return _sequential(model, global_params, clients, settings, plans, amp, step_widths)
-    size = chunk or len(clients)
     if vectorize is None:
         vectorize = vmap_pays(model, clients[0].y.device)
+        if not vectorize:  # stacking buys nothing without vmap: the plain client loop is faster (docs/engine.md)
+            return _sequential(model, global_params, clients, settings, plans, amp, step_widths)
+    size = chunk or len(clients)
     out: list[State] = []
     for s in range(0, len(clients), size):
         widths = None if step_widths is None else (lambda i, t, s=s: step_widths(s + i, t))
