@@ -7,7 +7,7 @@ each is reported (on a shared machine, other jobs only ever slow a run down). Pr
 each executor and client count, and last the ratio at the last client count.
 
 Usage: python bench/engine_throughput.py [--clients 20 120] [--device auto|cpu|cuda] [--epochs 1] [--repeats 2]
-                                         [--chunk N] [--amp]
+                                         [--chunk N] [--amp] [--vectorize auto|on|off]
 """
 from __future__ import annotations
 
@@ -21,12 +21,13 @@ from fairshare.learning.engine import ClientData, TrainSettings, local_train, re
 from fairshare.learning.models import build_model
 
 
-def one_round(model, params, clients, settings, executor: str, device, chunk, amp) -> float:
+def one_round(model, params, clients, settings, executor: str, device, chunk, amp, vectorize=None) -> float:
     gens = [np.random.default_rng(i) for i in range(len(clients))]
     if device.type == "cuda":
         torch.cuda.synchronize()
     start = time.perf_counter()
-    local_train(model, params, clients, settings, generators=gens, executor=executor, chunk=chunk, amp=amp)
+    local_train(model, params, clients, settings, generators=gens, executor=executor, chunk=chunk, amp=amp,
+                vectorize=vectorize if executor == "batched" else None)
     if device.type == "cuda":
         torch.cuda.synchronize()
     return time.perf_counter() - start
@@ -40,6 +41,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=None, help="clients stacked at once by the batched executor")
     parser.add_argument("--amp", action="store_true", help="bfloat16 autocast (CUDA only)")
+    parser.add_argument("--vectorize", choices=["auto", "on", "off"], default="auto",
+                        help="batched executor's gradient path: auto (vmap where it pays, else the plain client loop), "
+                             "on (vmap forced), off (client by client on the stacked state)")
     args = parser.parse_args()
     device = resolve_device(args.device)
     torch.manual_seed(0)
@@ -48,17 +52,18 @@ def main() -> None:
     settings = TrainSettings(epochs=args.epochs, batch_size=32, lr=0.01, momentum=0.9, weight_decay=1e-3)
     rng = np.random.default_rng(0)
     threads = f", {torch.get_num_threads()} threads" if device.type == "cpu" else ""
+    vectorize = {"auto": None, "on": True, "off": False}[args.vectorize]
     ratio = float("nan")
     for k in args.clients:
         sizes = rng.integers(150, 251, size=k)
         clients = [ClientData(torch.randn(int(n), 1, 28, 28, device=device), torch.randint(0, 10, (int(n),), device=device)) for n in sizes]
         samples = int(sizes.sum()) * args.epochs
         for executor in ("sequential", "batched"):  # untimed: kernel selection, vmap and optimizer initialisation
-            one_round(model, params, clients[:2], settings, executor, device, args.chunk, args.amp)
+            one_round(model, params, clients[:2], settings, executor, device, args.chunk, args.amp, vectorize)
         best = {"sequential": float("inf"), "batched": float("inf")}
         for _ in range(args.repeats):
             for executor in best:
-                best[executor] = min(best[executor], one_round(model, params, clients, settings, executor, device, args.chunk, args.amp))
+                best[executor] = min(best[executor], one_round(model, params, clients, settings, executor, device, args.chunk, args.amp, vectorize))
         ratio = best["sequential"] / best["batched"]
         print(f"{k:4d} clients on {device}{threads}: sequential {samples / best['sequential']:9.0f} client-samples/s   "
               f"batched {samples / best['batched']:9.0f} client-samples/s   ({ratio:.2f}x)", flush=True)
