@@ -21,7 +21,7 @@ rule aequa_participation_run:
         method="fedavg_ft|cgsv|iafl|aequa",
         seed=r"\d+",
     params:
-        cfg=lambda w: cfg_json("seed", "device", "aequa"),
+        cfg=lambda w: aequa_job_cfg("participation"),
     resources:
         gpu=GPU,
     shell:
@@ -57,7 +57,7 @@ rule aequa_training_time_run:
         method="fedavg_ft|cgsv|iafl|aequa|aequa_cgsv|aequa_shapfed",
         seed=r"\d+",
     params:
-        cfg=lambda w: cfg_json("seed", "device", "aequa"),
+        cfg=lambda w: aequa_job_cfg("training_time"),
     resources:
         gpu=GPU,
     shell:
@@ -116,7 +116,7 @@ rule aequa_scale_run:
         method="standalone|fedavg_ft|aequa",
         seed=r"\d+",
     params:
-        cfg=lambda w: cfg_json("seed", "device", "aequa"),
+        cfg=lambda w: aequa_job_cfg("scale"),
         writers=lambda w, input: f"--writers {input.writers}" if "writers" in input.keys() else "",
         standalone=lambda w, input: f"--standalone {input.standalone}" if "standalone" in input.keys() else "",
     resources:
@@ -132,7 +132,7 @@ rule aequa_scale_overhead:
     output:
         "results/aequa/scale/overhead.csv",
     params:
-        cfg=lambda w: cfg_json("seed", "device", "aequa"),
+        cfg=lambda w: aequa_job_cfg("scale"),
         writers=lambda w, input: f"--writers {input.writers}" if "writers" in input.keys() else "",
     resources:
         gpu=GPU,
