@@ -11,12 +11,8 @@ from fairshare.learning.slimmable import SlimmableCNN, SlimmableMLP, set_width, 
 
 
 @pytest.fixture(scope="module")
-def digits_clients():
-    from sklearn.datasets import load_digits
-
-    d = load_digits()
-    x = torch.as_tensor(d.images[:, None] / 8.0 - 1.0, dtype=torch.float32)
-    y = torch.as_tensor(d.target, dtype=torch.long)
+def digits_clients(digits_tensors):
+    x, y = digits_tensors
     return [ClientData(x[i * 120:(i + 1) * 120], y[i * 120:(i + 1) * 120]) for i in range(3)], (x[1200:], y[1200:])
 
 

@@ -17,22 +17,19 @@ from fairshare.learning.slimmable import SlimmableCNN, SlimmableMLP
 SETTINGS = TrainSettings(epochs=1, batch_size=16, lr=0.05, momentum=0.9)
 
 
-@pytest.fixture(scope="module")
-def digits():
-    from sklearn.datasets import load_digits
-
-    d = load_digits()
-    x = torch.as_tensor(d.images[:, None] / 8.0 - 1.0, dtype=torch.float32)
-    y = torch.as_tensor(d.target, dtype=torch.long)
-    return x, y
-
-
 def _clients(x, y, n, size=120):
     return [ClientData(x[i * size:(i + 1) * size], y[i * size:(i + 1) * size]) for i in range(n)]
 
 
 def _order(r, i):
     return np.random.default_rng([7, r, i])
+
+
+def _mlp_and_init():
+    """A small slimmable MLP with a fixed initialisation, and that initial state."""
+    torch.manual_seed(0)
+    model = SlimmableMLP((1, 8, 8), 10, hidden=(32,))
+    return model, {k: v.clone() for k, v in model.state_dict().items()}
 
 
 def test_widths_follow_normalised_contributions():
@@ -56,25 +53,21 @@ def test_last_layer_keys_are_the_classifier_end():
         last_layer_keys(model, 0)
 
 
-def test_everyone_participating_equals_full_participation(digits):
-    x, y = digits
+def test_everyone_participating_equals_full_participation(digits_tensors):
+    x, y = digits_tensors
     clients = _clients(x, y, 3)
-    torch.manual_seed(0)
-    model = SlimmableMLP((1, 8, 8), 10, hidden=(32,))
-    init = {k: v.clone() for k, v in model.state_dict().items()}
+    model, init = _mlp_and_init()
     plain = rewards.fedavg(model, init, clients, SETTINGS, 2, _order, executor="plain")
     everyone = rewards.fedavg(model, init, clients, SETTINGS, 2, _order, executor="plain", participants=lambda r: np.arange(3))
     for k in plain:
         assert torch.equal(plain[k], everyone[k])
 
 
-def test_absent_clients_do_not_shape_the_model(digits):
+def test_absent_clients_do_not_shape_the_model(digits_tensors):
     """A client that never joins leaves FedAvg, CGSV and Aequa exactly as if it did not exist."""
-    x, y = digits
+    x, y = digits_tensors
     clients = _clients(x, y, 3)
-    torch.manual_seed(0)
-    model = SlimmableMLP((1, 8, 8), 10, hidden=(32,))
-    init = {k: v.clone() for k, v in model.state_dict().items()}
+    model, init = _mlp_and_init()
     skip_first = lambda r: np.array([1, 2])  # noqa: E731
     shifted = lambda r, i: _order(r, i + 1)  # noqa: E731
     assert all(torch.equal(a, b) for a, b in zip(
@@ -101,10 +94,10 @@ def test_participation_schedule_and_rate_mapping():
 
 
 @pytest.mark.parametrize("ca", ["cgsv", "shapfed"])
-def test_a_label_noise_free_rider_gets_the_smallest_model(digits, ca):
+def test_a_label_noise_free_rider_gets_the_smallest_model(digits_tensors, ca):
     """Client 0 trains on shuffled labels: its min-width update disagrees with the others', so its contribution and
     width fall below every honest client's, while honest clients keep (nearly) the full model."""
-    x, y = digits
+    x, y = digits_tensors
     clients = _clients(x, y, 4, size=150)
     noisy = clients[0].y[torch.randperm(len(clients[0].y), generator=torch.Generator().manual_seed(0))]
     clients[0] = ClientData(clients[0].x, noisy)

@@ -8,13 +8,7 @@ import torch
 from fairshare.learning.aggregation import masked_average, uniform_average, weighted_average
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny models: one intra-op thread is fastest here and does not stall when other jobs load the shared cores."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _states(n, seed=0):

@@ -11,13 +11,7 @@ from fairshare.learning.engine import (ClientData, TrainSettings, batch_plan, ch
 from fairshare.learning.models import build_model
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny models: one intra-op thread is fastest here and does not stall when other jobs load the shared cores."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _clients(shape, sizes, n_classes=10, seed=0, masks=False):

@@ -7,13 +7,7 @@ import torch
 from fairshare.learning.models import MODELS, build_model
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny models: one intra-op thread is fastest here and does not stall when other jobs load the shared cores."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 CASES = {  # name -> (input shape, classes, options, input factory)
     "mnist_cnn": ((1, 28, 28), 10, {}, None),

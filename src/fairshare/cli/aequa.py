@@ -19,23 +19,38 @@ HELP = "Aequa: slimmable collaborative training, fair post-training allocation, 
 METHODS = ("standalone", "fedavg_ft", "cgsv", "iafl", "aequa", "aequa_pmin")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="train one (dataset, partition, method, seed) and write its per-client rewards")
+def job_parser(sub: argparse._SubParsersAction, name: str, help: str, func, *, seed_index_default: int | None = None) -> argparse.ArgumentParser:
+    """Parser of one training job: --dataset, --dataset-file, --seed-index, --output and --cfg (callers add the rest)."""
+    p = sub.add_parser(name, help=help)
     p.add_argument("--dataset", required=True, help="the setting's dataset name as configured")
     p.add_argument("--dataset-file", required=True, help="cached .npz (after the offline fallback)")
-    p.add_argument("--partition", required=True, help="name of an aequa.partitions entry")
-    p.add_argument("--method", required=True, choices=METHODS)
-    p.add_argument("--seed-index", type=int, required=True)
-    p.add_argument("--standalone", help="the same setting's standalone result (contributions); every method but standalone needs it")
+    if seed_index_default is None:
+        p.add_argument("--seed-index", type=int, required=True)
+    else:
+        p.add_argument("--seed-index", type=int, default=seed_index_default)
     p.add_argument("--output", required=True)
     cfg_argument(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=func)
+    return p
 
-    p = sub.add_parser("summarize", help="tidy metrics, Tables 1, 2, 7, 8, 9 (CSV + Markdown) and the claims")
+
+def summary_parser(sub: argparse._SubParsersAction, name: str, help: str, func) -> argparse.ArgumentParser:
+    """Parser of a summary over job outputs: the run files, --outdir and --cfg (callers add the rest)."""
+    p = sub.add_parser(name, help=help)
     p.add_argument("runs", nargs="+")
     p.add_argument("--outdir", required=True)
     cfg_argument(p)
-    p.set_defaults(func=summarize)
+    p.set_defaults(func=func)
+    return p
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = job_parser(sub, "run", "train one (dataset, partition, method, seed) and write its per-client rewards", run)
+    p.add_argument("--partition", required=True, help="name of an aequa.partitions entry")
+    p.add_argument("--method", required=True, choices=METHODS)
+    p.add_argument("--standalone", help="the same setting's standalone result (contributions); every method but standalone needs it")
+
+    summary_parser(sub, "summarize", "tidy metrics, Tables 1, 2, 7, 8, 9 (CSV + Markdown) and the claims", summarize)
 
     p = sub.add_parser("figures", help="accuracy vs width (Aequa vs FedAvg-FT) and reward-vs-contribution scatter plots")
     p.add_argument("--summary", required=True, help="summary.csv of `aequa summarize`")

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from fairshare import seeding
-from fairshare.cli import CommandError, cfg_argument, section
-from fairshare.cli.aequa import (Setting, aequa_rewards, annealing_options, lookup, partition_entry, prepare, train_slimmable,
-                                 _pearson)
+from fairshare.cli import CommandError, section
+from fairshare.cli.aequa import (Setting, _pearson, annealing_options, job_parser, lookup, partition_entry, prepare, summary_parser,
+                                 train_slimmable)
 from fairshare.io import read_json, run_metadata, write_csv, write_json, write_text
 
 GROUP = "aequa-ext"
@@ -25,73 +25,38 @@ LABELS = {"fedavg_ft": "FedAvg-FT", "cgsv": "CGSV", "iafl": "IAFL", "aequa": "Ae
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("participation", help="one (dataset, method, seed) with Bernoulli participation; rates are the contributions")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--dataset-file", required=True)
+    p = job_parser(sub, "participation", "one (dataset, method, seed) with Bernoulli participation; rates are the contributions", participation)
     p.add_argument("--method", required=True, choices=PARTICIPATION_METHODS)
-    p.add_argument("--seed-index", type=int, required=True)
-    p.add_argument("--output", required=True)
-    cfg_argument(p)
-    p.set_defaults(func=participation)
 
-    p = sub.add_parser("participation-summary", help="Table 3 (CSV + Markdown), claims and Figure 2")
-    p.add_argument("runs", nargs="+")
-    p.add_argument("--outdir", required=True)
+    p = summary_parser(sub, "participation-summary", "Table 3 (CSV + Markdown), claims and Figure 2", participation_summary)
     p.add_argument("--figure", required=True, help="figure stem (png + pdf)")
-    cfg_argument(p)
-    p.set_defaults(func=participation_summary)
 
-    p = sub.add_parser("training-time", help="one (dataset, partition, method, seed) evaluated every round")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--dataset-file", required=True)
+    p = job_parser(sub, "training-time", "one (dataset, partition, method, seed) evaluated every round", training_time)
     p.add_argument("--partition", required=True)
     p.add_argument("--method", required=True, choices=TRAINING_TIME_METHODS)
-    p.add_argument("--seed-index", type=int, required=True)
     p.add_argument("--standalone", required=True, help="the setting's standalone run (contributions)")
-    p.add_argument("--output", required=True)
-    cfg_argument(p)
-    p.set_defaults(func=training_time)
 
-    p = sub.add_parser("scale", help="one method of the FEMNIST scalability experiment (writer clients, partial participation)")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--dataset-file", required=True)
+    p = summary_parser(sub, "training-time-summary", "per-round metrics, claims and Figures 3-4", training_time_summary)
+    p.add_argument("--figures", required=True, help="folder of the figures")
+
+    p = job_parser(sub, "scale", "one method of the FEMNIST scalability experiment (writer clients, partial participation)", scale)
     p.add_argument("--writers", help="npz with writers_train (real FEMNIST writer ids); without it the configured writer-like partition")
     p.add_argument("--method", required=True, choices=SCALE_METHODS)
-    p.add_argument("--seed-index", type=int, required=True)
     p.add_argument("--standalone", help="the standalone run (contributions); every method but standalone needs it")
-    p.add_argument("--output", required=True)
-    cfg_argument(p)
-    p.set_defaults(func=scale)
+
+    p = job_parser(sub, "scale-overhead", "seconds per round of FedAvg and Aequa, alternately in one process", scale_overhead,
+                   seed_index_default=0)
+    p.add_argument("--writers")
+
+    p = summary_parser(sub, "scale-summary", "Table 4, overhead, claims and Figure 5", scale_summary)
+    p.add_argument("--overhead", required=True)
+    p.add_argument("--figure", required=True)
 
     p = sub.add_parser("femnist-data", help="cache LEAF's preprocessed FEMNIST (arrays + writer ids)")
     p.add_argument("--leaf-dir", required=True)
     p.add_argument("--output", required=True, help="dataset cache (.npz)")
     p.add_argument("--writers", required=True, help="writer ids (.npz with writers_train, writers_test)")
     p.set_defaults(func=femnist_data)
-
-    p = sub.add_parser("scale-overhead", help="seconds per round of FedAvg and Aequa, alternately in one process")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--dataset-file", required=True)
-    p.add_argument("--writers")
-    p.add_argument("--seed-index", type=int, default=0)
-    p.add_argument("--output", required=True)
-    cfg_argument(p)
-    p.set_defaults(func=scale_overhead)
-
-    p = sub.add_parser("scale-summary", help="Table 4, overhead, claims and Figure 5")
-    p.add_argument("runs", nargs="+")
-    p.add_argument("--overhead", required=True)
-    p.add_argument("--outdir", required=True)
-    p.add_argument("--figure", required=True)
-    cfg_argument(p)
-    p.set_defaults(func=scale_summary)
-
-    p = sub.add_parser("training-time-summary", help="per-round metrics, claims and Figures 3-4")
-    p.add_argument("runs", nargs="+")
-    p.add_argument("--outdir", required=True)
-    p.add_argument("--figures", required=True, help="folder of the figures")
-    cfg_argument(p)
-    p.set_defaults(func=training_time_summary)
 
 
 # ----------------------------------------------------------------------------------------------- participation

@@ -11,7 +11,7 @@ from fairshare import seeding
 from fairshare.cli import CommandError, cfg_argument, section
 from fairshare.data.datasets import load_cache
 from fairshare.data.partition import mmfl_iid, mmfl_noniid
-from fairshare.io import read_json, write_csv, write_npz, write_text
+from fairshare.io import write_csv, write_npz, write_text
 
 GROUP = "mmfl"
 HELP = "fair multi-model federated learning (FedFairMMFL, random, round robin, task-level q-FFL)"

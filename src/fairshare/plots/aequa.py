@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fairshare.io import save_figure
+from fairshare.plots.layout import panel_grid, seed_band
 
 METHODS = {"fedavg_ft": ("FedAvg-FT", "tab:blue"), "cgsv": ("CGSV", "tab:green"), "iafl": ("IAFL", "tab:purple"), "aequa": ("Aequa", "tab:red")}
 
@@ -24,19 +25,13 @@ def accuracy_vs_width(curves: pd.DataFrame, summary: pd.DataFrame, stem: Path) -
     client accuracy as reference lines, and the mean standalone accuracy."""
     aequa = curves[curves.method == "aequa"]
     datasets = list(dict.fromkeys(aequa.dataset)) or ["(no runs)"]
-    cols = min(3, len(datasets))
-    rows = math.ceil(len(datasets) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
-    for ax in axes.flat[len(datasets):]:
-        ax.axis("off")
+    fig, axes = panel_grid(len(datasets), 3, (4.2, 3.3))
     for ax, d in zip(axes.flat, datasets):
         sub = aequa[aequa.dataset == d]
         if sub.empty:
             ax.text(0.5, 0.5, "no Aequa runs", ha="center", transform=ax.transAxes)
             continue
-        wide = sub.pivot_table(index="width", columns="seed", values="accuracy")
-        ax.plot(wide.index, wide.mean(axis=1), color="tab:red", lw=1.8, label="Aequa a(p)")
-        ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color="tab:red", alpha=0.18, lw=0)
+        seed_band(ax, sub, "width", "accuracy", color="tab:red", label="Aequa a(p)")
         fedavg = _metric_mean(summary, d, "fedavg_ft", "accuracy")
         ft = _metric_mean(summary, d, "fedavg_ft", "mcg")
         alone = _metric_mean(summary, d, "standalone", "mean_standalone")

@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from fairshare.io import save_figure
+from fairshare.plots.layout import seed_band
 
 STYLE = {"fedavg_ft": ("FedAvg-FT", "tab:blue", "o"), "cgsv": ("CGSV", "tab:green", "s"), "iafl": ("IAFL", "tab:purple", "^"),
          "aequa": ("Aequa", "tab:red", "D"), "aequa_cgsv": ("Aequa+CGSV", "tab:orange", "v"), "aequa_shapfed": ("Aequa+ShapFed", "tab:brown", "P")}
@@ -68,9 +69,7 @@ def scale_accuracy_vs_width(curves: pd.DataFrame, fedavg_global: float, fedavg_f
     model and FedAvg-FT's mean client model."""
     fig, ax = plt.subplots(figsize=(4.6, 3.4))
     if len(curves):
-        wide = curves.pivot_table(index="width", columns="seed", values="accuracy")
-        ax.plot(wide.index, wide.mean(axis=1), color="tab:red", lw=1.8, label="Aequa a(p)")
-        ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color="tab:red", alpha=0.18, lw=0)
+        seed_band(ax, curves, "width", "accuracy", color="tab:red", label="Aequa a(p)")
     for value, style, label in ((fedavg_global, "--", "FedAvg (global)"), (fedavg_ft_client, ":", "FedAvg-FT (mean client)")):
         if value == value:  # not NaN
             ax.axhline(value, color="tab:blue", ls=style, lw=1.2, label=label)

@@ -1,7 +1,6 @@
 """Figures for fair multi-model FL: min accuracy vs round, per-task curves, variance bars, allocation maps."""
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -10,29 +9,19 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 
 from fairshare.io import save_figure
+from fairshare.plots.layout import panel_grid, seed_band
 
 COLORS = {"fedfair": "tab:red", "random": "tab:blue", "round_robin": "tab:green", "qffl": "tab:purple"}
-
-
-def _band(ax, curves: pd.DataFrame, label: str, color) -> None:
-    """Mean over seeds (dotted) with a min-max band, as the paper plots."""
-    wide = curves.pivot(index="round", columns="seed", values="v")
-    ax.plot(wide.index, wide.mean(axis=1), ls=":", lw=1.8, color=color, label=label)
-    ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color=color, alpha=0.18, lw=0)
 
 
 def min_accuracy_curves(acc: pd.DataFrame, stem: Path) -> None:
     per = acc.groupby(["experiment", "method", "seed", "round"]).accuracy.min().rename("v").reset_index()
     exps = list(dict.fromkeys(per.experiment))
-    cols = min(4, len(exps))
-    rows = math.ceil(len(exps) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
-    for ax in axes.flat[len(exps):]:
-        ax.axis("off")
+    fig, axes = panel_grid(len(exps), 4, (4, 3.2))
     for ax, exp in zip(axes.flat, exps):
         sub = per[per.experiment == exp]
         for i, method in enumerate(dict.fromkeys(sub.method)):
-            _band(ax, sub[sub.method == method], method, COLORS.get(method, plt.cm.viridis(i / 8)))
+            seed_band(ax, sub[sub.method == method], "round", "v", color=COLORS.get(method, plt.cm.viridis(i / 8)), label=method, ls=":")
         ax.set_title(exp, fontsize=9)
         ax.set_xlabel("round")
         ax.set_ylabel("min accuracy across tasks")
@@ -48,7 +37,7 @@ def per_task_curves(acc: pd.DataFrame, stem: Path) -> None:
     for ax, task in zip(axes[0], tasks):
         sub = acc[acc.task == task].rename(columns={"accuracy": "v"})
         for method in dict.fromkeys(sub.method):
-            _band(ax, sub[sub.method == method], method, COLORS.get(method, "grey"))
+            seed_band(ax, sub[sub.method == method], "round", "v", color=COLORS.get(method, "grey"), label=method, ls=":")
         ax.set_title(sub.task_name.iloc[0], fontsize=9)
         ax.set_xlabel("round")
     axes[0][0].set_ylabel("test accuracy")
@@ -91,11 +80,7 @@ def allocation_maps(maps: dict[str, np.ndarray], stem: Path) -> None:
     names = sorted(maps, key=_alpha_key)
     n_tasks = int(max(m.max() for m in maps.values())) + 1
     cmap = ListedColormap(["white"] + list(plt.cm.tab10.colors[:n_tasks]))
-    cols = min(4, len(names))
-    rows = math.ceil(len(names) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3 * rows), squeeze=False)
-    for ax in axes.flat[len(names):]:
-        ax.axis("off")
+    fig, axes = panel_grid(len(names), 4, (3.6, 3))
     for ax, name in zip(axes.flat, names):
         ax.imshow(maps[name] + 1, aspect="auto", cmap=cmap, vmin=-0.5, vmax=n_tasks + 0.5, interpolation="nearest")
         title = f"alpha = {name.removeprefix('fedfair_a')}" if name.startswith("fedfair_a") else name

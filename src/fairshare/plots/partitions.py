@@ -1,7 +1,6 @@
 """Heatmaps of client x class counts, one panel per configured partition."""
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import matplotlib.pyplot as plt
@@ -9,16 +8,12 @@ import numpy as np
 
 from fairshare.data.partition import Partition
 from fairshare.io import save_figure
+from fairshare.plots.layout import panel_grid
 
 
 def partition_grid(drawn: Sequence[tuple[str, str, Partition]], stem: str) -> None:
     """One heatmap per (name, dataset, partition); colour = samples of that class held by that client."""
-    n = max(1, len(drawn))
-    cols = min(3, n)
-    rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
-    for ax in axes.flat[len(drawn):]:
-        ax.axis("off")
+    fig, axes = panel_grid(len(drawn), 3, (4.2, 3.4))
     if not drawn:
         axes[0, 0].text(0.5, 0.5, "no partitions configured", ha="center", va="center")
     for ax, (name, dataset, part) in zip(axes.flat, drawn):
