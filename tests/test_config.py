@@ -35,6 +35,9 @@ def test_defaults_are_filled(default_config):
     (lambda c: c["partitions"][1].update(alpha=0), "'partitions.1.alpha'"),
     (lambda c: c["partitions"][0].update(scheme="bogus"), "'partitions.0.scheme': value 'bogus' is not allowed"),
     (lambda c: c.update(device="tpu"), "allowed values: 'auto', 'cpu', 'cuda'"),
+    (lambda c: c["aequa"].update(p_min={"digits": 0.03}), "'aequa.p_min' is missing a required entry: 'default'"),
+    (lambda c: c["aequa"].update(p_min={"default": 0.1, "digits": 1.5}), "'aequa.p_min.digits': value 1.5 is out of range"),
+    (lambda c: c["aequa"].update(p_min_ablation=0), "'aequa.p_min_ablation': value 0 is out of range"),
 ])
 def test_bad_config_gives_one_line_naming_the_key(default_config, mutate, needle):
     cfg = copy.deepcopy(default_config)
@@ -44,3 +47,14 @@ def test_bad_config_gives_one_line_naming_the_key(default_config, mutate, needle
     message = str(info.value)
     assert needle in message
     assert "\n" not in message
+
+
+def test_aequa_p_min_is_one_number_or_per_dataset():
+    from fairshare.cli.aequa import describe_per_dataset, per_dataset
+
+    cfg = load_config(REPO / "config" / "config.yaml", overrides={"aequa": {"p_min": 0.2}})
+    assert per_dataset(cfg["aequa"]["p_min"], "digits") == 0.2
+    mapping = {"default": 0.1, "digits": 0.03}
+    assert per_dataset(mapping, "digits", "fashion_mnist") == 0.03  # the data actually used decides first
+    assert per_dataset(mapping, "synthetic") == 0.1
+    assert describe_per_dataset(mapping) == "0.1 (digits 0.03)" and describe_per_dataset(0.25) == "0.25"

@@ -4,6 +4,7 @@
 AEQUA = config["aequa"]
 USED_DATASETS.update(AEQUA["datasets"])
 AEQUA_SCHEMES = {p["name"]: p["scheme"] for p in AEQUA["partitions"]}
+AEQUA_EXT_SEEDS = AEQUA.get("extension_seeds", AEQUA["seeds"])  # participation rate, training-time rewards, scale
 
 
 def aequa_methods(partition):
@@ -13,7 +14,7 @@ def aequa_methods(partition):
 
 # Keys that only select jobs, shape tables or configure the extensions: left out of a training job's --cfg, so
 # editing them reruns no training (Snakemake's params rerun trigger).
-AEQUA_NON_TRAINING_KEYS = ("datasets", "seeds", "methods", "table_partitions", "table9_datasets", "curve_partition", "claims",
+AEQUA_NON_TRAINING_KEYS = ("datasets", "seeds", "extension_seeds", "methods", "table_partitions", "table9_datasets", "curve_partition", "claims",
                            "participation", "training_time", "scale")
 
 

@@ -6,9 +6,9 @@ AEQUA_TT = AEQUA["training_time"]
 USED_DATASETS.update(AEQUA_PART["datasets"], AEQUA_TT["datasets"])
 
 AEQUA_PART_RUNS = [f"results/aequa/participation/{d}/{m}/seed{s}.json" for d in AEQUA_PART["datasets"]
-                   for m in AEQUA_PART["methods"] for s in range(AEQUA["seeds"])]
+                   for m in AEQUA_PART["methods"] for s in range(AEQUA_EXT_SEEDS)]
 AEQUA_TT_RUNS = [f"results/aequa/training_time/{d}/{p}/{m}/seed{s}.json" for d in AEQUA_TT["datasets"]
-                 for p in AEQUA_TT["partitions"].values() for m in AEQUA_TT["methods"] for s in range(AEQUA["seeds"])]
+                 for p in AEQUA_TT["partitions"].values() for m in AEQUA_TT["methods"] for s in range(AEQUA_EXT_SEEDS)]
 
 
 rule aequa_participation_run:
@@ -143,7 +143,7 @@ rule aequa_scale_overhead:
 
 rule aequa_scale_summary:
     input:
-        runs=[f"results/aequa/scale/{m}/seed{s}.json" for m in ("standalone", "fedavg_ft", "aequa") for s in range(AEQUA["seeds"])],
+        runs=[f"results/aequa/scale/{m}/seed{s}.json" for m in ("standalone", "fedavg_ft", "aequa") for s in range(AEQUA_EXT_SEEDS)],
         overhead="results/aequa/scale/overhead.csv",
     output:
         "results/aequa/table4.csv",
