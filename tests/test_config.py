@@ -50,11 +50,11 @@ def test_bad_config_gives_one_line_naming_the_key(default_config, mutate, needle
 
 
 def test_aequa_p_min_is_one_number_or_per_dataset():
-    from fairshare.cli.aequa import describe_per_dataset, per_dataset
+    from fairshare.cli.aequa import describe_per_dataset, lookup
 
     cfg = load_config(REPO / "config" / "config.yaml", overrides={"aequa": {"p_min": 0.2}})
-    assert per_dataset(cfg["aequa"]["p_min"], "digits") == 0.2
+    assert lookup(cfg["aequa"]["p_min"], "digits") == 0.2
     mapping = {"default": 0.1, "digits": 0.03}
-    assert per_dataset(mapping, "digits", "fashion_mnist") == 0.03  # the data actually used decides first
-    assert per_dataset(mapping, "synthetic") == 0.1
+    assert lookup(mapping, "digits", "fashion_mnist") == 0.03  # the data actually used decides first
+    assert lookup(mapping, "synthetic") == 0.1
     assert describe_per_dataset(mapping) == "0.1 (digits 0.03)" and describe_per_dataset(0.25) == "0.25"

@@ -61,19 +61,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=figures)
 
 
-def lookup(mapping: dict[str, Any], *names: str) -> Any:
-    """Per-dataset setting: the first of ``names`` present, else ``default``."""
+def lookup(mapping: Any, *names: str) -> Any:
+    """Per-dataset setting: the first of ``names`` present, else ``default``; a plain value applies to every dataset."""
+    if not isinstance(mapping, dict):
+        return mapping
     for name in names:
         if name in mapping:
             return mapping[name]
     if "default" not in mapping:
         raise CommandError(f"no entry for {names[0]} and no default in {mapping}")
     return mapping["default"]
-
-
-def per_dataset(value: float | dict[str, float], *names: str) -> float:
-    """A setting given as one number or per dataset (``{default: ..., <dataset>: ...}``), e.g. p_min."""
-    return float(lookup(value, *names)) if isinstance(value, dict) else float(value)
 
 
 def describe_per_dataset(value: float | dict[str, float]) -> str:
@@ -181,7 +178,7 @@ def prepare(cfg: dict, root: int, device_name: str, dataset: str, dataset_file: 
     client_data = [ClientData(x[torch.as_tensor(ix, device=device)], y[torch.as_tensor(ix, device=device)]) for ix in part.client_indices]
 
     model_name = lookup(cfg["models"], used, dataset)
-    p_min = per_dataset(cfg[p_min_key], used, dataset)
+    p_min = float(lookup(cfg[p_min_key], used, dataset))
     p_max = cfg["p_max"]
     bn_grid = aq.width_grid(p_min, cfg["bn_width_step"], p_max) if aq.uses_batch_norm(model_name) else None
     torch.manual_seed(seeding.integer_seed(root, f"aequa/init/{key}", s) % 2**31)
