@@ -79,6 +79,14 @@ def test_test_profile_runs_every_rule_end_to_end(tmp_path):
     assert (wd / "results" / "report.html").stat().st_size > 10_000  # the Snakemake HTML report, with figures
     rerun = _run(["-n", "--cores", "2", "--configfile", "config/test.yaml"], wd)
     assert "Nothing to be done" in rerun.stdout + rerun.stderr  # finished work is never redone
+    # Editing one Aequa partition reruns that partition's training jobs only (each job's --cfg carries its own entry).
+    test_cfg = yaml.safe_load((wd / "config" / "test.yaml").read_text())["aequa"]
+    edited = [dict(p, share=0.5) if p["scheme"] == "quantity_skew" else p for p in test_cfg["partitions"]]
+    (wd / "edit.yaml").write_text(yaml.safe_dump({"aequa": {"partitions": edited}}))
+    plan = _run(["-n", "--cores", "2", "--configfile", "config/test.yaml", "edit.yaml"], wd)
+    runs = {line.split()[-1] for line in (plan.stdout + plan.stderr).splitlines() if line.strip().startswith("output: results/aequa/runs/")}
+    edited_name = next(p["name"] for p in edited if p["scheme"] == "quantity_skew")
+    assert runs and all(f"/{edited_name}/" in r for r in runs), sorted(runs)
 
 
 def test_paper_profile_builds_its_whole_dag(tmp_path):

@@ -18,9 +18,12 @@ AEQUA_NON_TRAINING_KEYS = ("datasets", "seeds", "extension_seeds", "methods", "t
                            "participation", "training_time", "scale")
 
 
-def aequa_job_cfg(*extensions):
-    """--cfg of one training job: seed, device and the aequa keys training reads (plus the named extension blocks)."""
+def aequa_job_cfg(*extensions, partition=None):
+    """--cfg of one training job: seed, device and the aequa keys training reads (plus the named extension blocks).
+    With ``partition``, only that partition's entry is passed, so editing another partition reruns none of its jobs."""
     keep = {k: v for k, v in AEQUA.items() if k not in AEQUA_NON_TRAINING_KEYS or k in extensions}
+    if partition is not None:
+        keep["partitions"] = [p for p in AEQUA["partitions"] if p["name"] == partition]
     return shlex.quote(json.dumps({"seed": config["seed"], "device": config["device"], "aequa": keep}, sort_keys=True))
 
 
@@ -41,7 +44,7 @@ rule aequa_run:
         method="standalone|fedavg_ft|cgsv|iafl|aequa|aequa_pmin",
         seed=r"\d+",
     params:
-        cfg=lambda w: aequa_job_cfg(),
+        cfg=lambda w: aequa_job_cfg(partition=w.partition),
         standalone=lambda w, input: f"--standalone {input.standalone}" if input.standalone else "",
     resources:
         gpu=GPU,

@@ -21,7 +21,7 @@ rule aequa_participation_run:
         method="fedavg_ft|cgsv|iafl|aequa",
         seed=r"\d+",
     params:
-        cfg=lambda w: aequa_job_cfg("participation"),
+        cfg=lambda w: aequa_job_cfg("participation", partition=AEQUA_PART["partition"]),
     resources:
         gpu=GPU,
     shell:
@@ -57,7 +57,7 @@ rule aequa_training_time_run:
         method="fedavg_ft|cgsv|iafl|aequa|aequa_cgsv|aequa_shapfed",
         seed=r"\d+",
     params:
-        cfg=lambda w: aequa_job_cfg("training_time"),
+        cfg=lambda w: aequa_job_cfg("training_time", partition=w.partition),
     resources:
         gpu=GPU,
     shell:
