@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairshare.cli.aequa import claims, tidy_metrics
+from fairshare.papers.aequa.commands import claims, tidy_metrics
 from fairshare.metrics import pearson
 
 CONTRIBUTIONS = np.linspace(0.6, 0.9, 6)

@@ -50,7 +50,7 @@ def test_bad_config_gives_one_line_naming_the_key(default_config, mutate, needle
 
 
 def test_aequa_p_min_is_one_number_or_per_dataset():
-    from fairshare.cli.aequa import describe_per_dataset, lookup
+    from fairshare.papers.aequa.commands import describe_per_dataset, lookup
 
     cfg = load_config(REPO / "config" / "config.yaml", overrides={"aequa": {"p_min": 0.2}})
     assert lookup(cfg["aequa"]["p_min"], "digits") == 0.2

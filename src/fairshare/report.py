@@ -1,61 +1,103 @@
-"""Scorecard: every checked paper number or claim, from the claims CSVs the paper rules write.
+"""Claims and the scorecard: one record type for every checked paper number or statement, and the table of them.
 
-Each paper's rules write ``results/<paper>/claims.csv`` (or several ``*claims*.csv``) with at least the columns
-``claim`` and ``holds``; optional columns ``artifact``, ``paper_states``, ``reproduced``, ``status``,
-``parameters`` and ``note`` are carried over. Nothing is typed in here: every row comes from a computed file.
+Each paper's ``papers/<paper>/claims.py`` returns :class:`Claim` records computed from this run's results; its
+commands write them with :func:`write_claims` to ``results/<paper>/claims*.csv``; the report rule reads those files
+with :func:`read_claims` (which accepts only that shape) and stacks them into the scorecard, dropping no column.
 """
+
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import pandas as pd
 
-SCORECARD_COLUMNS = ["paper", "artifact", "claim", "paper_states", "reproduced", "status", "note"]
+# kind: what sort of statement the row checks (ARCHITECTURE "Contracts").
+#   printed  a number printed in the paper, compared at its printed precision
+#   claim    a qualitative statement, tested exactly as the paper states it
+#   erratum  the printed statement fails; the corrected one is computed and checked in the same row
+KINDS = ("printed", "claim", "erratum")
 STATUSES = ("match", "within tolerance", "differs", "not run in this profile")
+CLAIM_COLUMNS = ["paper", "artifact", "claim", "kind", "paper_states", "reproduced", "status", "note"]
 
 
-def _status(row: pd.Series) -> str:
-    given = str(row.get("status", "") or "").strip()
-    if given in STATUSES:
-        return given
-    holds = row.get("holds")
-    if isinstance(holds, str):
-        holds = holds.strip().lower() in ("true", "1", "yes")
-    if pd.isna(holds):
-        return "not run in this profile"
-    return "match" if bool(holds) else "differs"
+@dataclass(frozen=True)
+class Claim:
+    """One scorecard row: what the paper states, what this run reproduced, and the verdict."""
+
+    paper: str
+    artifact: str  # e.g. "Table 2", "Figure 7b", "Lemma C.4"
+    claim: str  # the statement checked, in a few words
+    kind: str  # one of KINDS
+    paper_states: str  # what the paper prints or says
+    reproduced: str  # what this run computed (numbers, parameters)
+    status: str  # one of STATUSES
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"claim kind must be one of {KINDS}, got {self.kind!r} ({self.claim})")
+        if self.status not in STATUSES:
+            raise ValueError(f"claim status must be one of {STATUSES}, got {self.status!r} ({self.claim})")
+
+    @classmethod
+    def verdict(cls, holds: bool | None, **fields: str) -> Claim:
+        """A record whose status follows from ``holds`` (computed by the caller from this run's results):
+        True -> match, False -> differs, None -> not run in this profile."""
+        status = "not run in this profile" if holds is None else ("match" if bool(holds) else "differs")
+        return cls(status=status, **{k: "" if v is None else str(v) for k, v in fields.items()})
+
+    @property
+    def holds(self) -> bool | None:
+        return None if self.status == "not run in this profile" else self.status in ("match", "within tolerance")
 
 
-def collect_claims(claim_files: Iterable[str | Path], results_dir: str | Path = "results") -> pd.DataFrame:
-    """One scorecard row per claim row in the given CSV files (the paper is the folder under ``results_dir``)."""
-    frames = []
-    for path in map(Path, claim_files):
-        df = pd.read_csv(path)
-        if "claim" not in df.columns:
-            raise ValueError(f"{path} has no 'claim' column; claims files need at least 'claim' and 'holds'")
-        paper = path.relative_to(results_dir).parts[0]
-        out = pd.DataFrame({
-            "paper": paper,
-            "artifact": df.get("artifact", pd.Series([path.stem] * len(df))).fillna(path.stem),
-            "claim": df["claim"],
-            "paper_states": df.get("paper_states", pd.Series([""] * len(df))).fillna(""),
-            "reproduced": df.get("reproduced", df.get("parameters", pd.Series([""] * len(df)))).fillna(""),
-            "status": df.apply(_status, axis=1),
-            "note": df.get("note", pd.Series([""] * len(df))).fillna(""),
-        })
-        frames.append(out)
+def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
+    """The records as a table with exactly :data:`CLAIM_COLUMNS`."""
+    return pd.DataFrame([dataclasses.asdict(c) for c in claims], columns=CLAIM_COLUMNS)
+
+
+def write_claims(path: str | Path, claims: Sequence[Claim]) -> None:
+    """Write claim records as CSV (atomically)."""
+    from fairshare.io import write_csv
+
+    write_csv(path, claims_frame(claims))
+
+
+def read_claims(path: str | Path) -> pd.DataFrame:
+    """A claims CSV written by :func:`write_claims`; any other shape is an error naming the file."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if list(frame.columns) != CLAIM_COLUMNS:
+        raise ValueError(f"{path} is not a claims file: columns {list(frame.columns)}, expected {CLAIM_COLUMNS}")
+    for column, allowed in (("kind", KINDS), ("status", STATUSES)):
+        bad = sorted(set(frame[column]) - set(allowed))
+        if bad:
+            raise ValueError(f"{path}: {column} {bad} not in {allowed}")
+    return frame
+
+
+def collect_claims(claim_files: Iterable[str | Path]) -> pd.DataFrame:
+    """Every row of every claims file, in file order, with every column."""
+    frames = [read_claims(path) for path in claim_files]
     if not frames:
-        return pd.DataFrame(columns=SCORECARD_COLUMNS)
-    return pd.concat(frames, ignore_index=True)[SCORECARD_COLUMNS]
+        return pd.DataFrame(columns=CLAIM_COLUMNS)
+    return pd.concat(frames, ignore_index=True)
 
 
 def summarize(card: pd.DataFrame) -> dict:
-    """Counts per status, overall and per paper (the DVC metrics)."""
-    summary = {"rows": int(len(card)), "by_status": {s: int((card["status"] == s).sum()) for s in STATUSES}, "papers": {}}
-    for paper, group in card.groupby("paper"):
-        summary["papers"][paper] = {s: int((group["status"] == s).sum()) for s in STATUSES}
-    return summary
+    """Counts per status, overall, per paper and per kind (the DVC metrics)."""
+
+    def counts(frame: pd.DataFrame) -> dict[str, int]:
+        return {s: int((frame["status"] == s).sum()) for s in STATUSES}
+
+    return {
+        "rows": int(len(card)),
+        "by_status": counts(card),
+        "by_kind": {k: counts(card[card["kind"] == k]) for k in KINDS},
+        "papers": {paper: counts(group) for paper, group in card.groupby("paper", sort=False)},
+    }
 
 
 def to_markdown(card: pd.DataFrame, summary: dict, profile: str) -> str:
@@ -64,8 +106,8 @@ def to_markdown(card: pd.DataFrame, summary: dict, profile: str) -> str:
     lines.append("|---|" + "---|" * len(STATUSES))
     for paper, counts in summary["papers"].items():
         lines.append(f"| {paper} | " + " | ".join(str(counts[s]) for s in STATUSES) + " |")
-    lines += ["", "| " + " | ".join(SCORECARD_COLUMNS) + " |", "|" + "---|" * len(SCORECARD_COLUMNS)]
-    for row in card.itertuples(index=False):
+    lines += ["", "| " + " | ".join(CLAIM_COLUMNS) + " |", "|" + "---|" * len(CLAIM_COLUMNS)]
+    for row in card[CLAIM_COLUMNS].itertuples(index=False):
         cells = [str(v).replace("|", "\\|").replace("\n", " ") for v in row]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

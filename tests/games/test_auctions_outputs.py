@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from fairshare.cli import main
-from fairshare.cli.auctions import read_recruitment
+from fairshare.papers.auctions.commands import read_recruitment
 from fairshare.config import validate_config
 from fairshare.games import auctions as au
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from fairshare.cli import model_sharing as cmd
+from fairshare.papers.model_sharing import commands as cmd
 from tests.conftest import REPO
 
 REFERENCE = str(REPO / "workflow" / "reference" / "model_sharing_printed.yaml")

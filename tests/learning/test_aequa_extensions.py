@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from fairshare.cli.aequa_ext import participants_schedule, participation_rates, rates_as_accuracies
+from fairshare.papers.aequa_extensions.commands import participants_schedule, participation_rates, rates_as_accuracies
 from fairshare.learning import rewards
 from fairshare.learning.aequa import train_aequa
 from fairshare.learning.aequa_training_time import (last_layer_keys, slice_scores, train_aequa_training_time,

@@ -35,6 +35,12 @@ def cfg_json(*keys):
     """
     return shlex.quote(json.dumps({k: config[k] for k in keys}, sort_keys=True))
 
+# The project's own command, run by the interpreter that runs Snakemake: rules never depend on PATH to find it.
+FAIRSHARE = f"{shlex.quote(sys.executable)} -m fairshare"
+# Training jobs checkpoint every round under checkpoints/<paper>/ (git- and DVC-ignored, not a rule output): a killed
+# job resumes from its last round, and a checkpoint written for other settings is discarded (learning/rounds.py).
+CHECKPOINTS = "checkpoints"
+
 # Training rules declare `gpu=GPU`: one GPU each when the profile trains on CUDA (serialised locally by the
 # profile's `resources: gpu=1`, sent as --gpus=1 by the SLURM executor); none on CPU, so CPU jobs run in parallel.
 GPU = 1 if config["device"] == "cuda" else 0

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from fairshare.io import save_figure
-from fairshare.plots.layout import panel_grid, seed_band
+from fairshare.plotting import panel_grid, seed_band
 
 METHODS = {"fedavg_ft": ("FedAvg-FT", "tab:blue"), "cgsv": ("CGSV", "tab:green"), "iafl": ("IAFL", "tab:purple"), "aequa": ("Aequa", "tab:red")}
 

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from fairshare.io import save_figure
-from fairshare.plots.layout import seed_band
+from fairshare.plotting import seed_band
 
 STYLE = {"fedavg_ft": ("FedAvg-FT", "tab:blue", "o"), "cgsv": ("CGSV", "tab:green", "s"), "iafl": ("IAFL", "tab:purple", "^"),
          "aequa": ("Aequa", "tab:red", "D"), "aequa_cgsv": ("Aequa+CGSV", "tab:orange", "v"), "aequa_shapfed": ("Aequa+ShapFed", "tab:brown", "P")}

@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 
 from fairshare.io import save_figure
-from fairshare.plots.layout import panel_grid, seed_band
+from fairshare.plotting import panel_grid, seed_band
 
 COLORS = {"fedfair": "tab:red", "random": "tab:blue", "round_robin": "tab:green", "qffl": "tab:purple"}
 

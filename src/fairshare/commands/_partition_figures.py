@@ -8,7 +8,7 @@ import numpy as np
 
 from fairshare.data.partition import Partition
 from fairshare.io import save_figure
-from fairshare.plots.layout import panel_grid
+from fairshare.plotting import panel_grid
 
 
 def partition_grid(drawn: Sequence[tuple[str, str, Partition]], stem: str) -> None:

@@ -51,7 +51,7 @@ def build(args: argparse.Namespace) -> None:
 
 
 def partitions(args: argparse.Namespace) -> None:
-    from fairshare.plots.partitions import partition_grid
+    from fairshare.commands._partition_figures import partition_grid
 
     specs = section(args, "partitions")
     if len(specs) != len(args.datasets):

@@ -13,7 +13,7 @@ import numpy as np
 
 from fairshare import seeding
 from fairshare.cli import CommandError, section
-from fairshare.cli.aequa import (Setting, _pearson, annealing_options, job_parser, lookup, partition_entry, prepare, summary_parser,
+from fairshare.papers.aequa.commands import (Setting, _pearson, annealing_options, job_parser, lookup, partition_entry, prepare, summary_parser,
                                  train_slimmable)
 from fairshare.io import read_json, run_metadata, write_csv, write_json, write_text
 

@@ -1,8 +1,9 @@
 """`fairshare <group> <command>`: the only entry point the Snakemake rules call.
 
-Each paper (and ``data``) has its own module here that registers its commands; a command reads the config
-blocks the rule passes with ``--cfg`` (JSON), calls the library with plain arguments, and writes its outputs
-atomically. This layer is the only one that knows both the config and the library.
+Each paper's commands live in ``fairshare/papers/<paper>/commands.py``; the commands that belong to no paper
+(``data``, ``report``) in ``fairshare/commands/``. A command module names its ``GROUP`` and ``HELP`` and registers
+its subcommands; a command reads the config blocks the rule passes with ``--cfg`` (JSON), calls its paper's
+experiment, claims and figures modules, and writes the outputs the rule names, atomically.
 """
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ import sys
 from typing import Any, Sequence
 
 from fairshare.config import ConfigError
+
+
+# Command groups whose name is not their folder's name.
+GROUP_ALIASES = {"aequa-ext": "aequa_extensions"}
 
 
 class CommandError(RuntimeError):
@@ -31,15 +36,30 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return (CommandError, ConfigError, DatasetUnavailableError, PartitionError, FileNotFoundError)
 
 
+def command_modules() -> dict[str, str]:
+    """Group name (``aequa-ext``) -> module path, for every paper folder and every non-paper command module."""
+    import fairshare.commands
+    import fairshare.papers
+
+    found = {}
+    for info in pkgutil.iter_modules(fairshare.papers.__path__):
+        if info.ispkg:
+            found[info.name] = f"fairshare.papers.{info.name}.commands"
+    for info in pkgutil.iter_modules(fairshare.commands.__path__):
+        found[info.name] = f"fairshare.commands.{info.name}"
+    return found
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or (``only``) just one group's: a rule's job then imports only its own paper's module."""
     parser = argparse.ArgumentParser(prog="fairshare", description=__doc__.splitlines()[0])
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
-    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
-    if only is not None and only.replace("-", "_") in names:
-        names = [only.replace("-", "_")]
-    for name in names:
-        module = importlib.import_module(f"{__name__}.{name}")
+    modules = command_modules()
+    wanted = GROUP_ALIASES.get(only, only.replace("-", "_")) if only else None
+    if wanted in modules:
+        modules = {wanted: modules[wanted]}
+    for name in sorted(modules):
+        module = importlib.import_module(modules[name])
         group = groups.add_parser(module.GROUP, help=module.HELP, description=module.HELP)
         module.register(group.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     return parser

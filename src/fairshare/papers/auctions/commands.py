@@ -183,7 +183,7 @@ def figures(args: argparse.Namespace) -> None:
 
 
 def exp6(args: argparse.Namespace) -> None:
-    from fairshare.cli.mmfl import make_task
+    from fairshare.papers.mmfl.commands import make_task
     from fairshare.data.datasets import load_cache
     from fairshare.data.partition import mmfl_iid
     from fairshare.learning.engine import resolve_device, set_deterministic

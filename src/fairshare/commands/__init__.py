@@ -1,0 +1,1 @@
+"""Pipeline commands that belong to no single paper: data preparation and the scorecard report."""

@@ -1,0 +1,1 @@
+"""Reproductions: one folder per paper, each with experiment, claims, figures and commands modules."""

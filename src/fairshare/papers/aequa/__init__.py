@@ -1,0 +1,1 @@
+"""Reproduction of the aequa paper (see docs/aequa.md)."""

@@ -1,0 +1,1 @@
+"""Reproduction of the auctions paper (see docs/auctions.md)."""

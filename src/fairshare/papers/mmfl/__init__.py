@@ -1,0 +1,1 @@
+"""Reproduction of the mmfl paper (see docs/mmfl.md)."""
