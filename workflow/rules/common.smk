@@ -1,5 +1,6 @@
 # Loads and validates the config, reads the manifest, and gives rules small helpers.
 import json
+from pathlib import Path
 import shlex
 import sys
 
@@ -35,8 +36,11 @@ def cfg_json(*keys):
     """
     return shlex.quote(json.dumps({k: config[k] for k in keys}, sort_keys=True))
 
-# The project's own command, run by the interpreter that runs Snakemake: rules never depend on PATH to find it.
-FAIRSHARE = f"{shlex.quote(sys.executable)} -m fairshare"
+
+# Rules call the project's own `fairshare` command: put the environment that runs Snakemake first on PATH, so it is
+# found without activating the environment (`.venv/bin/snakemake ...`); cluster jobs re-read this file and do the same.
+shell.prefix(f'set -euo pipefail; export PATH={shlex.quote(str(Path(sys.executable).parent))}:"$PATH"; ')
+FAIRSHARE = "fairshare"  # transitional: rule files are being switched to plain `fairshare`
 # Training jobs checkpoint every round under checkpoints/<paper>/ (git- and DVC-ignored, not a rule output): a killed
 # job resumes from its last round, and a checkpoint written for other settings is discarded (learning/rounds.py).
 CHECKPOINTS = "checkpoints"

@@ -9,8 +9,14 @@ USED_DATASETS = {p["dataset"] for p in config["partitions"]}
 def dataset_name(name):
     """The dataset a rule really uses: `name`, or its offline fallback when it cannot be had here."""
     d = config["data"]
-    return resolve_dataset(name, raw_dir=d["raw_dir"], processed_dir=d["processed_dir"], mirrors=d["mirrors"],
-                           allow_download=d["allow_download"], fallback=d["offline_fallback"])
+    return resolve_dataset(
+        name,
+        raw_dir=d["raw_dir"],
+        processed_dir=d["processed_dir"],
+        mirrors=d["mirrors"],
+        allow_download=d["allow_download"],
+        fallback=d["offline_fallback"],
+    )
 
 
 def dataset_file(name):
@@ -20,12 +26,14 @@ def dataset_file(name):
 rule dataset:
     output:
         f"{PROCESSED}/{{dataset}}.npz",
+    log:
+        "logs/data/dataset_{dataset}.log",
     wildcard_constraints:
         dataset="|".join(DATASETS),
     params:
         cfg=lambda w: cfg_json("seed", "data"),
     shell:
-        "fairshare data build {wildcards.dataset} --output {output} --cfg {params.cfg}"
+        "fairshare data build {wildcards.dataset} --output {output} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule partitions:
@@ -36,12 +44,14 @@ rule partitions:
         summary="results/partitions/summary.csv",
         png="figures/partitions/overview.png",
         pdf="figures/partitions/overview.pdf",
+    log:
+        "logs/data/partitions.log",
     params:
         cfg=lambda w: cfg_json("seed", "partitions"),
         stem=lambda w, output: output.png[:-4],
     shell:
-        "fairshare data partitions --datasets {input} --outdir results/partitions --summary {output.summary}"
-        " --figure {params.stem} --cfg {params.cfg}"
+        "fairshare data partitions --datasets {input} --outputs {output.parts} --summary {output.summary}"
+        " --figure {params.stem} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule raw_data:
@@ -50,5 +60,7 @@ rule raw_data:
         lambda w: sorted({dataset_file(name) for name in USED_DATASETS}),
     output:
         "data/raw/inventory.json",
+    log:
+        "logs/data/raw_data.log",
     shell:
-        "fairshare data inventory {input} --output {output}"
+        "fairshare data inventory {input} --output {output} > {log} 2>&1"

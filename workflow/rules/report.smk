@@ -1,6 +1,8 @@
 # The scorecard (every claims CSV, checked by code, in one table + DVC metrics) and the Snakemake HTML report.
 
+
 report: "../report/workflow.rst"
+
 
 REPORT_ENTRIES = {e["id"]: e for e in MANIFEST if e["paper"] != "report"}
 
@@ -30,6 +32,8 @@ rule report_item:
             category=lambda w: REPORT_ENTRIES[w.id]["paper"],
             labels=lambda w: {"artifact": REPORT_ENTRIES[w.id]["ref"], "id": w.id, "profile": config["profile"]},
         ),
+    log:
+        "logs/report/item_{id}{ext}.log",
     wildcard_constraints:
         id="|".join(REPORT_ENTRIES) or "none",
         ext=r"\.(png|csv|md)",
@@ -37,7 +41,7 @@ rule report_item:
         ref=lambda w: REPORT_ENTRIES[w.id]["ref"],
         paper=lambda w: REPORT_ENTRIES[w.id]["paper"],
     shell:
-        "cp {input} {output}"
+        "cp {input} {output} > {log} 2>&1"
 
 
 def report_items():
@@ -52,16 +56,20 @@ rule scorecard:
         csv=report("results/scorecard.csv", category="0 scorecard", labels={"table": "scorecard (CSV)"}),
         md="results/scorecard.md",
         metrics="metrics/summary.json",
+    log:
+        "logs/report/scorecard.log",
     params:
         cfg=lambda w: cfg_json("profile"),
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
-        " --metrics {output.metrics} --cfg {params.cfg}"
+        " --metrics {output.metrics} --cfg {params.cfg} > {log} 2>&1"
 
 
 onsuccess:
     # After a complete run, render the HTML report (results/report.html) from the same config files.
     if all(Path(p).is_file() for p in manifest_outputs()) and not workflow.dryrun:
         configfiles = " ".join(f"--configfile {shlex.quote(str(f))}" for f in workflow.overwrite_configfiles)
-        shell(f"snakemake --nolock --report results/report.html {configfiles} > .snakemake/report.log 2>&1"
-              " || echo 'HTML report failed: see .snakemake/report.log'")
+        shell(
+            f"snakemake --nolock --report results/report.html {configfiles} > .snakemake/report.log 2>&1"
+            " || echo 'HTML report failed: see .snakemake/report.log'"
+        )

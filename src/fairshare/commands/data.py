@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("partitions", help="draw every configured partition; write index lists and a heatmap grid")
     p.add_argument("--datasets", nargs="+", required=True, help="cached .npz files, one per partition, in config order")
-    p.add_argument("--outdir", required=True, help="folder for one JSON per partition")
+    p.add_argument("--outputs", nargs="+", required=True, help="one JSON per partition, in config order")
     p.add_argument("--summary", required=True, help="CSV with the client x class counts of every partition")
     p.add_argument("--figure", required=True, help="figure stem (png and pdf are written)")
     cfg_argument(p)
@@ -54,14 +54,16 @@ def partitions(args: argparse.Namespace) -> None:
     from fairshare.commands._partition_figures import partition_grid
 
     specs = section(args, "partitions")
-    if len(specs) != len(args.datasets):
-        raise CommandError(f"{len(specs)} partitions configured but {len(args.datasets)} dataset files given")
+    if not len(specs) == len(args.datasets) == len(args.outputs):
+        raise CommandError(
+            f"{len(specs)} partitions configured but {len(args.datasets)} dataset files and {len(args.outputs)} outputs given"
+        )
     seed = section(args, "seed")
     drawn, rows = [], []
-    for k, (spec, path) in enumerate(zip(specs, args.datasets)):
+    for k, (spec, path, output) in enumerate(zip(specs, args.datasets, args.outputs)):
         ds = datasets.load_cache(path)
         part = make_partition(ds.y_train, spec, seeding.generator(seed, "partition", k))
-        write_json(Path(args.outdir) / f"{spec['name']}.json", {"dataset": ds.name, **part.to_json()})
+        write_json(output, {"dataset": ds.name, **part.to_json()})
         drawn.append((spec["name"], ds.name, part))
         for client, counts in enumerate(part.counts):
             rows += [{"partition": spec["name"], "dataset": ds.name, "client": client, "class": c, "count": int(n)} for c, n in enumerate(counts)]

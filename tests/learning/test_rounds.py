@@ -1,0 +1,94 @@
+"""The round driver: resume from a checkpoint of the same settings only, bit-identical to an uninterrupted run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from fairshare import seeding
+from fairshare.learning.rounds import run_rounds, settings_hash
+
+
+class Killed(Exception):
+    pass
+
+
+def _step_factory(root: int, kill_at: int | None = None):
+    """A small SGD job whose round r draws its data from (root, r) and dropout from torch's global RNG."""
+
+    def step(r: int, state: dict) -> tuple[dict, dict, int]:
+        if kill_at is not None and r == kill_at:
+            raise Killed
+        rng = seeding.generator(root, "data_order", r)
+        x = torch.as_tensor(rng.normal(size=(16, 4)), dtype=torch.float32)
+        w = state["w"].clone().requires_grad_(True)
+        out = torch.nn.functional.dropout(x @ w, p=0.5, training=True)
+        loss = (out**2).mean()
+        loss.backward()
+        return {"w": (w - 0.1 * w.grad).detach()}, {"loss": loss.item()}, 16
+
+    return step
+
+
+def _initial() -> dict:
+    return {"w": torch.ones(4, 2)}
+
+
+def test_killed_run_resumes_bit_identical(tmp_path):
+    torch.manual_seed(0)
+    full, full_rows = run_rounds(_step_factory(3), _initial(), 6, settings=settings_hash({"lr": 0.1}, 3), progress=False)
+    ckpt = tmp_path / "job.pt"
+    torch.manual_seed(0)
+    with pytest.raises(Killed):
+        run_rounds(_step_factory(3, kill_at=4), _initial(), 6, settings=settings_hash({"lr": 0.1}, 3), checkpoint=ckpt)
+    assert torch.load(ckpt, weights_only=False)["round"] == 4
+    torch.manual_seed(123)  # a fresh process would not share the killed one's RNG state; the checkpoint restores it
+    calls = []
+
+    def counting(r, state):
+        calls.append(r)
+        return _step_factory(3)(r, state)
+
+    resumed, rows = run_rounds(counting, _initial(), 6, settings=settings_hash({"lr": 0.1}, 3), checkpoint=ckpt)
+    assert calls == [4, 5]
+    assert torch.equal(resumed["w"], full["w"])
+    assert rows == full_rows
+
+
+@pytest.mark.parametrize("change", ["settings", "rounds"])
+def test_checkpoint_of_other_settings_is_discarded(tmp_path, capsys, change):
+    ckpt = tmp_path / "job.pt"
+    with pytest.raises(Killed):
+        run_rounds(_step_factory(3, kill_at=3), _initial(), 8, settings=settings_hash({"lr": 0.1}), checkpoint=ckpt)
+    calls = []
+
+    def counting(r, state):
+        calls.append(r)
+        return _step_factory(3)(r, state)
+
+    new_settings = settings_hash({"lr": 0.2}) if change == "settings" else settings_hash({"lr": 0.1})
+    rounds = 8 if change == "settings" else 2
+    _, rows = run_rounds(counting, _initial(), rounds, settings=new_settings, checkpoint=ckpt)
+    assert calls == list(range(rounds))
+    assert [r["round"] for r in rows] == list(range(1, rounds + 1))
+    assert "discarding checkpoint" in capsys.readouterr().err
+
+
+def test_unreadable_checkpoint_is_discarded(tmp_path, capsys):
+    ckpt = tmp_path / "job.pt"
+    ckpt.write_bytes(b"not a checkpoint")
+    _, rows = run_rounds(_step_factory(1), _initial(), 2, settings="x", checkpoint=ckpt, progress=False)
+    assert len(rows) == 2
+    assert "cannot be read" in capsys.readouterr().err
+
+
+def test_settings_hash_sees_data_and_ignores_key_order():
+    a = np.arange(6, dtype=np.int64)
+    assert settings_hash({"a": 1, "b": 2}, a) == settings_hash({"b": 2, "a": 1}, a.copy())
+    b = a.copy()
+    b[3] = 99
+    assert settings_hash({"a": 1, "b": 2}, a) != settings_hash({"a": 1, "b": 2}, b)
+    assert settings_hash(a.astype(np.int32)) != settings_hash(a)
+    with pytest.raises(TypeError):
+        settings_hash(object())
