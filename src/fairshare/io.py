@@ -6,9 +6,11 @@ in the destination folder and renamed into place, so a killed job never leaves a
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,12 +22,26 @@ import numpy as np
 TIDY_COLUMNS = ["paper", "experiment", "method", "seed", "round", "metric", "value"]
 
 
+def _remove_stale_temporaries(target: Path, suffix: str) -> None:
+    """Delete temporary files that an earlier, killed write of ``target`` left behind (``.name.XXXXXXXX<suffix>``).
+
+    A job killed with SIGKILL cannot clean up; the next write of the same output (Snakemake runs one job per
+    output) removes what it left.
+    """
+    pattern = re.compile(re.escape(f".{target.name}.") + r"[a-z0-9_]{8}" + re.escape(suffix) + "$")
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*"):
+        if pattern.match(leftover.name):
+            leftover.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; rename it onto ``path`` only if the block succeeds."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix or target.suffix or ".tmp", dir=target.parent)
+    suffix = suffix or target.suffix or ".tmp"
+    _remove_stale_temporaries(target, suffix)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
@@ -77,12 +93,16 @@ def write_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
 
 
 def save_figure(fig: "matplotlib.figure.Figure", stem: str | os.PathLike, formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:  # noqa: F821
-    """Save ``fig`` as ``stem.png`` and ``stem.pdf`` (atomically each) and return the paths."""
+    """Save ``fig`` as ``stem.png`` and ``stem.pdf`` (atomically each) and return the paths.
+
+    The files carry no creation date, so the same figure gives the same bytes on every run (DVC sees no change).
+    """
     paths = []
     for fmt in formats:
         out = Path(f"{stem}.{fmt}")
+        metadata = {"CreationDate": None} if fmt == "pdf" else None
         with atomic_path(out, suffix=f".{fmt}") as tmp:
-            fig.savefig(tmp, format=fmt, dpi=150 if fmt == "png" else None, bbox_inches="tight")
+            fig.savefig(tmp, format=fmt, dpi=150 if fmt == "png" else None, bbox_inches="tight", metadata=metadata)
         paths.append(out)
     return paths
 

@@ -24,9 +24,21 @@ def _as_list(output):
     return output if isinstance(output, list) else [output]
 
 
+# Git tracks metrics/ (the default profile's DVC metrics); other profiles write theirs under results/ instead, so a
+# test or paper-scale run never changes a tracked file.
+METRICS = (
+    "metrics/summary.json" if config["profile"] == "default" else f"results/metrics/summary_{config['profile']}.json"
+)
+
+
+def profile_path(path):
+    """A manifest path as this profile writes it (only the tracked metrics file moves)."""
+    return METRICS if path == "metrics/summary.json" else path
+
+
 def manifest_outputs(paper=None):
     """Every artifact path listed in workflow/manifest.yaml (optionally for one paper)."""
-    return [p for e in MANIFEST if paper in (None, e["paper"]) for p in _as_list(e["output"])]
+    return [profile_path(p) for e in MANIFEST if paper in (None, e["paper"]) for p in _as_list(e["output"])]
 
 
 def cfg_json(*keys):

@@ -55,7 +55,7 @@ rule scorecard:
     output:
         csv=report("results/scorecard.csv", category="0 scorecard", labels={"table": "scorecard (CSV)"}),
         md="results/scorecard.md",
-        metrics="metrics/summary.json",
+        metrics=METRICS,
     log:
         "logs/report/scorecard.log",
     params:
