@@ -11,11 +11,12 @@ checks a fixed random sample of partitions there and its time is extrapolated to
 printout says so); ``--sample 0`` runs it in full.
 Usage: python bench/bench_stability.py [--sizes 8 9 10] [--sample 2000] [--method coarse]
 """
+
 from __future__ import annotations
 
 import argparse
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -33,7 +34,7 @@ def partitions(players: list[int]) -> Iterator[list[list[int]]]:
     first, rest = players[0], players[1:]
     for smaller in partitions(rest):
         for k in range(len(smaller)):
-            yield smaller[:k] + [[first] + smaller[k]] + smaller[k + 1:]
+            yield smaller[:k] + [[first] + smaller[k]] + smaller[k + 1 :]
         yield [[first]] + smaller
 
 
@@ -75,7 +76,9 @@ def reference_is_stable(n, part, method, notion) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[8, 9, 10])
-    parser.add_argument("--sample", type=int, default=2000, help="partitions the reference checks per notion beyond 25,000 (0: all)")
+    parser.add_argument(
+        "--sample", type=int, default=2000, help="partitions the reference checks per notion beyond 25,000 (0: all)"
+    )
     parser.add_argument("--method", default="coarse", choices=["uniform", "coarse", "fine"])
     args = parser.parse_args()
     rng = np.random.default_rng(0)
@@ -97,12 +100,18 @@ def main() -> None:
             t_ref[notion] = (time.perf_counter() - t0) * len(every) / len(chosen)
             canonical = [tuple(sorted(tuple(sorted(b)) for b in p)) for p in chosen]
             agree &= verdicts == [p in fast[notion] for p in canonical]
-        how = f"extrapolated from {len(chosen)} of {len(every)} partitions" if sampled else f"all {len(every)} partitions"
+        how = (
+            f"extrapolated from {len(chosen)} of {len(every)} partitions" if sampled else f"all {len(every)} partitions"
+        )
         per_notion = "  ".join(f"{k} {t_fast[k]:.2f}s/{t_ref[k]:.1f}s" for k in NOTIONS)
         ratio = sum(t_ref.values()) / sum(t_fast.values())
-        print(f"M={m:2d}  Bell={len(every):6d}  stable_partitions {sum(t_fast.values()):6.2f} s   reference {sum(t_ref.values()):8.1f} s "
-              f"({how})   same verdicts: {agree}   ratio {ratio:7.1f}x   [{per_notion}]")
-    print(f"reference/stable_partitions (core + strict core + individual, {args.method}, M={args.sizes[-1]}): {ratio:.1f}x")
+        print(
+            f"M={m:2d}  Bell={len(every):6d}  stable_partitions {sum(t_fast.values()):6.2f} s   reference {sum(t_ref.values()):8.1f} s "
+            f"({how})   same verdicts: {agree}   ratio {ratio:7.1f}x   [{per_notion}]"
+        )
+    print(
+        f"reference/stable_partitions (core + strict core + individual, {args.method}, M={args.sizes[-1]}): {ratio:.1f}x"
+    )
 
 
 if __name__ == "__main__":

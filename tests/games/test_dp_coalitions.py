@@ -1,4 +1,5 @@
 """Endogenous-privacy data sharing: closed-form windows against the literal definitions, and the paper's numbers."""
+
 from __future__ import annotations
 
 import itertools
@@ -24,7 +25,12 @@ def _random_instance(rng):
 
 
 def _direct_stable_sets(c, alpha, sigma2, notion):
-    return {s for k in range(2, len(c) + 1) for s in itertools.combinations(range(len(c)), k) if dp.is_stable_direct(c, alpha, sigma2, s, notion)}
+    return {
+        s
+        for k in range(2, len(c) + 1)
+        for s in itertools.combinations(range(len(c)), k)
+        if dp.is_stable_direct(c, alpha, sigma2, s, notion)
+    }
 
 
 # ------------------------------------------------------------------------------------ closed form vs definitions
@@ -35,7 +41,9 @@ def test_closed_form_equals_definitions_on_random_profiles(notion):
         c, alpha = _random_instance(rng)
         top = dp.leave_threshold(dp.phi(c), alpha) * 1.3
         for sigma2 in rng.uniform(0, top, size=5):
-            assert set(dp.stable_coalitions(c, alpha, sigma2, notion)) == _direct_stable_sets(c, alpha, sigma2, notion), (c, alpha, sigma2)
+            assert set(dp.stable_coalitions(c, alpha, sigma2, notion)) == _direct_stable_sets(
+                c, alpha, sigma2, notion
+            ), (c, alpha, sigma2)
 
 
 @pytest.mark.parametrize("notion", dp.NOTIONS)
@@ -74,6 +82,7 @@ def test_selfish_eps_minimises_each_members_burden():
     c, alpha, sigma2 = np.array([1e-3, 2e-3, 4e-3]), 0.3, 0.2
     eps = dp.eps_decentralized(c, 3, alpha)
     for i in range(3):
+
         def own(log_e):
             trial = eps.copy()
             trial[i] = math.exp(log_e)
@@ -143,12 +152,15 @@ def test_lemma_4_printed_numbers_to_the_printed_digits():
         assert f"{dp.variance(sigma2, eps):.4f}" == u["variance"]
         assert [f"{b:.4f}" for b in dp.burdens(c[idx], eps, sigma2, alpha)] == u["burden_members"]
         outsiders = [j for j in range(len(c)) if j not in idx]
-        assert [f"{dp.entrant_burden(c[idx], c[j], sigma2, alpha):.4f}" for j in outsiders] == u["burden_outsiders_joining"]
+        assert [f"{dp.entrant_burden(c[idx], c[j], sigma2, alpha):.4f}" for j in outsiders] == u[
+            "burden_outsiders_joining"
+        ]
 
 
 def test_lemmas_3_and_4_equilibria():
     c = dp.sorted_costs(L4["costs"])
-    for notion in dp.NOTIONS:  # Lemma 3: two equilibria at once; Lemma 4: player 4 out while the costlier player 5 is in
+    # Lemma 3: two equilibria at once; Lemma 4: player 4 out while the costlier player 5 is in
+    for notion in dp.NOTIONS:
         assert sorted(dp.stable_coalitions(c, L4["alpha"], L4["sigma2"], notion)) == [(0, 1, 2, 3), (0, 1, 2, 4)]
     assert c[3] <= c[4]
 
@@ -175,12 +187,16 @@ def test_centralized_closed_forms_match_definition_6():
     c, alpha, sigma2 = dp.sorted_costs([3e-3, 1e-3, 2e-3, 5e-3]), -0.3, 0.05
     for k in range(2, 5):
         eps = dp.eps_centralized(c[:k], k, alpha)
-        assert dp.social_cost(c[:k], eps, 4, sigma2, alpha) == pytest.approx(dp.social_cost_centralized(c, k, sigma2, alpha), rel=1e-13)
+        assert dp.social_cost(c[:k], eps, 4, sigma2, alpha) == pytest.approx(
+            dp.social_cost_centralized(c, k, sigma2, alpha), rel=1e-13
+        )
         assert dp.variance(sigma2, eps) == pytest.approx(dp.variance_centralized(c, k, sigma2, alpha), rel=1e-13)
         for factor in (0.97, 1.03):  # the designer's eps is a (local) optimum of Def 6
             assert dp.social_cost(c[:k], eps * factor, 4, sigma2, alpha) > dp.social_cost(c[:k], eps, 4, sigma2, alpha)
         eps_d = dp.eps_decentralized(c[:k], k, alpha)
-        assert dp.social_cost(c[:k], eps_d, 4, sigma2, alpha) == pytest.approx(dp.social_cost_decentralized(c[:k], 4, sigma2, alpha), rel=1e-13)
+        assert dp.social_cost(c[:k], eps_d, 4, sigma2, alpha) == pytest.approx(
+            dp.social_cost_decentralized(c[:k], 4, sigma2, alpha), rel=1e-13
+        )
         assert dp.variance(sigma2, eps_d) == pytest.approx(dp.variance_decentralized(c[:k], sigma2, alpha), rel=1e-13)
 
 
@@ -188,20 +204,34 @@ def test_identical_cost_shortcut_agrees_with_enumeration():
     for alpha in (-0.7, 0.0, 0.8):
         for sigma2 in (0.05, 0.25):
             for notion in dp.NOTIONS:
-                assert np.allclose(dp.identical_cost_pos(6, 0.02, sigma2, alpha, notion), dp.price_of_stability([0.02] * 6, sigma2, alpha, notion))
+                assert np.allclose(
+                    dp.identical_cost_pos(6, 0.02, sigma2, alpha, notion),
+                    dp.price_of_stability([0.02] * 6, sigma2, alpha, notion),
+                )
 
 
 def test_theorem_3_bound_on_random_instances():
     rng = generator(0, "game", 46)
     for _ in range(40):
-        c, sigma2, alpha = np.sort(rng.uniform(1e-4, 5e-2, size=5)), float(rng.uniform(0.005, 0.5)), float(rng.uniform(0.51, 1))
+        c, sigma2, alpha = (
+            np.sort(rng.uniform(1e-4, 5e-2, size=5)),
+            float(rng.uniform(0.005, 0.5)),
+            float(rng.uniform(0.51, 1)),
+        )
         for notion in dp.NOTIONS:
             pos_sc, _ = dp.price_of_stability(c, sigma2, alpha, notion)
             assert 1 - 1e-12 <= pos_sc < max(4 / 3, 2 ** (1 / 3) * sigma2 / (3 * c[0] ** (2 / 3)))
 
 
-@pytest.mark.parametrize("costs, alpha, notion, match", [([1e-3], 1, "nash", "at least two"), ([1e-3, -1], 1, "nash", "positive"),
-                                                         ([1e-3, 2e-3], 2, "nash", "alpha"), ([1e-3, 2e-3], 1, "core", "notion")])
+@pytest.mark.parametrize(
+    "costs, alpha, notion, match",
+    [
+        ([1e-3], 1, "nash", "at least two"),
+        ([1e-3, -1], 1, "nash", "positive"),
+        ([1e-3, 2e-3], 2, "nash", "alpha"),
+        ([1e-3, 2e-3], 1, "core", "notion"),
+    ],
+)
 def test_bad_input(costs, alpha, notion, match):
     with pytest.raises(ValueError, match=match):
         dp.max_equilibrium_size(costs, alpha, notion)

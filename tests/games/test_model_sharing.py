@@ -1,4 +1,5 @@
 """Closed-form errors of "Model-sharing Games" against every printed value and independent oracles."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -39,7 +40,10 @@ def test_every_printed_table_value(name, method, n, structure, player, printed):
 
 
 def test_exact_values_of_tables_2_4_5():
-    assert list(ms.errors([5, 25], mu_e=10, sigma2=1, method="uniform", exact=True)) == [Fraction(31, 18), Fraction(7, 18)]
+    assert list(ms.errors([5, 25], mu_e=10, sigma2=1, method="uniform", exact=True)) == [
+        Fraction(31, 18),
+        Fraction(7, 18),
+    ]
     coarse = ms.errors([30, 30, 30, 300], mu_e=10, sigma2=1, method="coarse", exact=True)
     assert coarse[0] == Fraction(125, 447) and coarse[3] == Fraction(13, 399)
     assert ms.errors([30, 30, 30, 300], mu_e=10, sigma2=1, method="fine", exact=True)[0] == Fraction(215, 798)
@@ -70,17 +74,34 @@ def test_optimal_fine_weights_match_paper_table5_weights():
 def test_given_weights_reproduce_authors_notebook_values():
     # Values quoted in the spec from the authors' notebook 01 (w = (.2,.4,.6), V below; mu_e=10, s2=1).
     v = [[0.1, 0.6, 0.3], [0.2, 0.8, 0.0], [0.3, 0.5, 0.2]]
-    assert np.allclose(ms.errors([10, 20, 30], mu_e=10, sigma2=1, method="coarse", weights=[0.2, 0.4, 0.6]), [0.87556, 0.48, 0.28889], atol=1e-5)
-    assert np.allclose(ms.errors([10, 20, 30], mu_e=10, sigma2=1, method="fine", weights=v), [1.48, 0.44, 1.20833], atol=1e-5)
-    assert np.allclose(ms.regression_errors([10, 20, 30], mu_e=10, sigma2_d=[1, 4], method="uniform"), [5.673, 4.006, 2.340], atol=1e-3)
+    assert np.allclose(
+        ms.errors([10, 20, 30], mu_e=10, sigma2=1, method="coarse", weights=[0.2, 0.4, 0.6]),
+        [0.87556, 0.48, 0.28889],
+        atol=1e-5,
+    )
+    assert np.allclose(
+        ms.errors([10, 20, 30], mu_e=10, sigma2=1, method="fine", weights=v), [1.48, 0.44, 1.20833], atol=1e-5
+    )
+    assert np.allclose(
+        ms.regression_errors([10, 20, 30], mu_e=10, sigma2_d=[1, 4], method="uniform"), [5.673, 4.006, 2.340], atol=1e-3
+    )
 
 
 def test_uniform_and_local_are_special_cases():
     n = [4, 9, 13]
-    assert np.allclose(ms.errors(n, mu_e=5, sigma2=2, method="coarse", weights=[0, 0, 0]), ms.errors(n, mu_e=5, sigma2=2, method="uniform"))
-    assert np.allclose(ms.errors(n, mu_e=5, sigma2=2, method="coarse", weights=[1, 1, 1]), ms.errors(n, mu_e=5, sigma2=2, method="local"))
+    assert np.allclose(
+        ms.errors(n, mu_e=5, sigma2=2, method="coarse", weights=[0, 0, 0]),
+        ms.errors(n, mu_e=5, sigma2=2, method="uniform"),
+    )
+    assert np.allclose(
+        ms.errors(n, mu_e=5, sigma2=2, method="coarse", weights=[1, 1, 1]),
+        ms.errors(n, mu_e=5, sigma2=2, method="local"),
+    )
     uniform_v = np.tile(np.array(n) / sum(n), (3, 1))
-    assert np.allclose(ms.errors(n, mu_e=5, sigma2=2, method="fine", weights=uniform_v), ms.errors(n, mu_e=5, sigma2=2, method="uniform"))
+    assert np.allclose(
+        ms.errors(n, mu_e=5, sigma2=2, method="fine", weights=uniform_v),
+        ms.errors(n, mu_e=5, sigma2=2, method="uniform"),
+    )
 
 
 def test_monte_carlo_agrees_with_closed_form():
@@ -93,12 +114,15 @@ def test_monte_carlo_agrees_with_closed_form():
         assert np.all(np.abs(mean - exact) < 4.5 * se), (method, mean, exact, se)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(n=[5, 0], mu_e=1, sigma2=1, method="uniform"), "positive"),
-    (dict(n=[5, 6], mu_e=1, sigma2=1, method="median"), "unknown method"),
-    (dict(n=[5, 6], mu_e=1, sigma2=1, method="fine", weights=[[0.5, 0.6], [0.5, 0.5]]), "row-stochastic"),
-    (dict(n=[5, 6], mu_e=1, sigma2=1, method="coarse", weights=[0.5]), "one value per player"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(n=[5, 0], mu_e=1, sigma2=1, method="uniform"), "positive"),
+        (dict(n=[5, 6], mu_e=1, sigma2=1, method="median"), "unknown method"),
+        (dict(n=[5, 6], mu_e=1, sigma2=1, method="fine", weights=[[0.5, 0.6], [0.5, 0.5]]), "row-stochastic"),
+        (dict(n=[5, 6], mu_e=1, sigma2=1, method="coarse", weights=[0.5]), "one value per player"),
+    ],
+)
 def test_bad_input_is_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ms.errors(**kwargs)
@@ -134,7 +158,9 @@ def test_regression_limits_and_fine_optimum():
     n, sigma2_d = [10, 20, 30], [1, 4]
     local = ms.regression_errors(n, mu_e=10, sigma2_d=sigma2_d, method="local", exact=True)
     assert list(local) == [Fraction(10 * 2, x - 3) for x in n]  # Thm 4.1 with Gaussian inputs: mu_e D / (n - D - 1)
-    assert list(ms.regression_errors(n, mu_e=10, sigma2_d=sigma2_d, method="coarse", weights=[1, 1, 1], exact=True)) == list(local)
+    assert list(
+        ms.regression_errors(n, mu_e=10, sigma2_d=sigma2_d, method="coarse", weights=[1, 1, 1], exact=True)
+    ) == list(local)
     # Optimal fine regression error is the minimum of the fine error over row-stochastic weights (Lemma 7.1, V_i = s2' + mu_e zeta_i).
     best = ms.regression_errors(n, mu_e=10, sigma2_d=sigma2_d, method="fine")
     rng = np.random.default_rng(2)
@@ -144,7 +170,10 @@ def test_regression_limits_and_fine_optimum():
 
 
 def test_lemma_6_4_and_threshold_ties_are_exact():
-    assert ms.errors([7] * 4, mu_e=10, sigma2=1, method="coarse", exact=True)[0] == ms.equal_size_coarse_error(7, 4, mu_e=10, sigma2=1)
+    assert ms.errors([7] * 4, mu_e=10, sigma2=1, method="coarse", exact=True)[0] == ms.equal_size_coarse_error(
+        7, 4, mu_e=10, sigma2=1
+    )
     # n = mu_e / sigma2: uniform federation gives exactly sigma2 in every coalition size (Lemma 5.1).
     assert {ms.errors([10] * m, mu_e=10, sigma2=1, method="uniform", exact=True)[0] for m in range(1, 6)} == {1}
-    assert ms.errors([10, 10], mu_e=0.1, sigma2=0.01, method="uniform", exact=True)[0] == Fraction(1, 100)  # floats read as decimals
+    # floats are read as decimals
+    assert ms.errors([10, 10], mu_e=0.1, sigma2=0.01, method="uniform", exact=True)[0] == Fraction(1, 100)

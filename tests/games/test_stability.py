@@ -1,4 +1,5 @@
 """Stability: the vectorised checker against a literal implementation of the definitions, and the paper's claims."""
+
 from __future__ import annotations
 
 import zlib
@@ -29,7 +30,9 @@ def _literal(n, method, notion):
         if notion == "core":
             ok = not any(all(row[j] < cur[j] for j in row) for row in table.values())
         elif notion == "strict_core":
-            ok = not any(all(row[j] <= cur[j] for j in row) and any(row[j] < cur[j] for j in row) for row in table.values())
+            ok = not any(
+                all(row[j] <= cur[j] for j in row) and any(row[j] < cur[j] for j in row) for row in table.values()
+            )
         else:
             ok = True
             for i in own:
@@ -50,16 +53,21 @@ def test_vectorised_checker_equals_definitions(method, notion):
     rng = np.random.default_rng(zlib.crc32(f"{method}/{notion}".encode()))  # stable across runs (str hash is salted)
     for _ in range(6):
         n = rng.integers(1, 40, size=int(rng.integers(2, 6))).tolist()
-        assert st.stable_partitions(n, mu_e=10, sigma2=1, method=method, notion=notion) == _literal(n, method, notion), n
+        assert st.stable_partitions(n, mu_e=10, sigma2=1, method=method, notion=notion) == _literal(
+            n, method, notion
+        ), n
 
 
-@pytest.mark.parametrize("n, method, expected", [
-    ((5, 5, 5), "uniform", {"core": ["{a,b,c}"], "individual": ["{a,b,c}"]}),
-    ((5, 5, 25), "uniform", {"core": ["{a,b},{c}"], "individual": ["{a,b},{c}"]}),
-    ((25, 25, 25), "uniform", {"core": ["{a},{b},{c}"], "individual": ["{a},{b},{c}"]}),
-    ((30, 30, 30, 300), "coarse", {"core": ["{a,b,c},{d}"], "individual": ["{a,b,c,d}", "{a,b,c},{d}"]}),
-    ((30, 30, 30, 300), "fine", {"core": ["{a,b,c,d}"], "individual": ["{a,b,c,d}"]}),
-])
+@pytest.mark.parametrize(
+    "n, method, expected",
+    [
+        ((5, 5, 5), "uniform", {"core": ["{a,b,c}"], "individual": ["{a,b,c}"]}),
+        ((5, 5, 25), "uniform", {"core": ["{a,b},{c}"], "individual": ["{a,b},{c}"]}),
+        ((25, 25, 25), "uniform", {"core": ["{a},{b},{c}"], "individual": ["{a},{b},{c}"]}),
+        ((30, 30, 30, 300), "coarse", {"core": ["{a,b,c},{d}"], "individual": ["{a,b,c,d}", "{a,b,c},{d}"]}),
+        ((30, 30, 30, 300), "fine", {"core": ["{a,b,c,d}"], "individual": ["{a,b,c,d}"]}),
+    ],
+)
 def test_stability_statements_of_tables_1_to_5(n, method, expected):
     for notion, want in expected.items():
         got = [st.describe(p) for p in st.stable_partitions(n, mu_e=10, sigma2=1, method=method, notion=notion)]

@@ -1,6 +1,9 @@
 # "Model-sharing Games" (Donahue & Kleinberg, AAAI 2021): closed-form, CPU, seconds. See docs/model_sharing.md.
 MS_REF = "workflow/reference/model_sharing_printed.yaml"
-MS_TABLES = [f"table{i}" for i in range(1, 6)]
+MS_RESULTS = "results/model_sharing"
+MS_FIGURES = "figures/model_sharing"
+MS_LOGS = "logs/model_sharing"
+MS_TABLES = [f"table{i}" for i in range(1, 6)]  # the keys of MS_REF's tables
 
 
 rule model_sharing_paper_numbers:
@@ -9,51 +12,72 @@ rule model_sharing_paper_numbers:
     input:
         MS_REF,
     output:
-        tables=[f"results/model_sharing/{t}{suffix}.csv" for t in MS_TABLES for suffix in ("", "_all_coalitions", "_stability")],
-        report="results/model_sharing/appendix_c.json",
-        core="results/model_sharing/appendix_c_core_vs_L.csv",
-        printed="results/model_sharing/printed_values_claims.csv",
+        cells=expand(f"{MS_RESULTS}/{{t}}.csv", t=MS_TABLES),
+        coalitions=expand(f"{MS_RESULTS}/{{t}}_all_coalitions.csv", t=MS_TABLES),
+        stability=expand(f"{MS_RESULTS}/{{t}}_stability.csv", t=MS_TABLES),
+        report=f"{MS_RESULTS}/appendix_c.json",
+        core=f"{MS_RESULTS}/appendix_c_core_vs_L.csv",
+        printed=f"{MS_RESULTS}/printed_values_claims.csv",
+    log:
+        f"{MS_LOGS}/paper_numbers.log",
     params:
         cfg=lambda w: cfg_json("seed", "model_sharing"),
+        tables=MS_TABLES,
     shell:
-        "fairshare model-sharing paper-numbers --reference {input} --outdir results/model_sharing --appendix-c {output.report}"
-        " --core-vs-l {output.core} --printed-values {output.printed} --cfg {params.cfg}"
+        "fairshare model-sharing paper-numbers --reference {input} --tables {params.tables} --cells {output.cells}"
+        " --all-coalitions {output.coalitions} --stability {output.stability} --appendix-c {output.report}"
+        " --core-vs-l {output.core} --printed-values {output.printed} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule model_sharing_claims:
+    """Exact checks of every checkable lemma, corollary and theorem (§4-§7, Appendices C-D)."""
     output:
-        "results/model_sharing/claims.csv",
+        f"{MS_RESULTS}/claims.csv",
+    log:
+        f"{MS_LOGS}/claims.log",
     params:
         cfg=lambda w: cfg_json("seed", "model_sharing"),
     shell:
-        "fairshare model-sharing claims --output {output} --cfg {params.cfg}"
+        "fairshare model-sharing claims --output {output} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule model_sharing_monte_carlo:
+    """Simulated vs closed-form errors (mean estimation and regression)."""
     output:
-        "results/model_sharing/monte_carlo.csv",
+        f"{MS_RESULTS}/monte_carlo.csv",
+    log:
+        f"{MS_LOGS}/monte_carlo.log",
     params:
         cfg=lambda w: cfg_json("seed", "model_sharing"),
     shell:
-        "fairshare model-sharing monte-carlo --output {output} --cfg {params.cfg}"
+        "fairshare model-sharing monte-carlo --output {output} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule model_sharing_curves:
+    """Data of the two extra figures: error vs coalition size, stable partitions over (n_small, n_large)."""
     output:
-        sizes="results/model_sharing/error_vs_coalition_size.csv",
-        phases="results/model_sharing/phase_diagram.csv",
+        sizes=f"{MS_RESULTS}/error_vs_coalition_size.csv",
+        phases=f"{MS_RESULTS}/phase_diagram.csv",
+    log:
+        f"{MS_LOGS}/curves.log",
     params:
         cfg=lambda w: cfg_json("seed", "model_sharing"),
     shell:
-        "fairshare model-sharing curves --sizes {output.sizes} --phases {output.phases} --cfg {params.cfg}"
+        "fairshare model-sharing curves --sizes {output.sizes} --phases {output.phases} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule model_sharing_figures:
+    """The three figures (the paper has none), drawn from the result files only."""
     input:
-        mc="results/model_sharing/monte_carlo.csv",
-        sizes="results/model_sharing/error_vs_coalition_size.csv",
-        phases="results/model_sharing/phase_diagram.csv",
+        mc=f"{MS_RESULTS}/monte_carlo.csv",
+        sizes=f"{MS_RESULTS}/error_vs_coalition_size.csv",
+        phases=f"{MS_RESULTS}/phase_diagram.csv",
     output:
-        [f"figures/model_sharing/{name}.{ext}" for name in ("monte_carlo", "error_vs_coalition_size", "phase_diagram") for ext in ("png", "pdf")],
+        mc=multiext(f"{MS_FIGURES}/monte_carlo", ".png", ".pdf"),
+        sizes=multiext(f"{MS_FIGURES}/error_vs_coalition_size", ".png", ".pdf"),
+        phases=multiext(f"{MS_FIGURES}/phase_diagram", ".png", ".pdf"),
+    log:
+        f"{MS_LOGS}/figures.log",
     shell:
-        "fairshare model-sharing figures --monte-carlo {input.mc} --sizes {input.sizes} --phases {input.phases} --outdir figures/model_sharing"
+        "fairshare model-sharing figures --monte-carlo {input.mc} --sizes {input.sizes} --phases {input.phases}"
+        " --monte-carlo-figure {output.mc} --sizes-figure {output.sizes} --phases-figure {output.phases} > {log} 2>&1"

@@ -12,13 +12,14 @@ beta = (2 alpha + 1)/3 and gamma = (2 alpha + 4)/3, each coalition is stable on 
 so S is Nash-stable on [T, U_N) and robust-stable on [T, U_R). The definitions themselves (Defs 7, 8) are
 implemented separately from burdens and numerically solved best responses (`is_stable_direct`): the test oracle.
 """
+
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 from scipy.optimize import brentq
@@ -108,7 +109,10 @@ def social_cost_decentralized(c_members: Sequence[float], n: int, sigma2: float,
     """Eq. (6): SC_d(S) with members at their selfish eps."""
     c = np.asarray(c_members, float)
     k = len(c)
-    return float((n + 1) * sigma2 - (k * sigma2 - 2 ** (-1 / 3) * (k + 2) * k ** ((2 * alpha + 1) / 3) * np.sum(c ** (2 / 3)) / k))
+    return float(
+        (n + 1) * sigma2
+        - (k * sigma2 - 2 ** (-1 / 3) * (k + 2) * k ** ((2 * alpha + 1) / 3) * np.sum(c ** (2 / 3)) / k)
+    )
 
 
 def variance_centralized(costs: Sequence[float], k: int, sigma2: float, alpha: float) -> float:
@@ -121,7 +125,9 @@ def social_cost_centralized(costs: Sequence[float], k: int, sigma2: float, alpha
     """Eq. (3): the designer's best social cost at size k."""
     c = sorted_costs(costs)
     n = len(c)
-    return float((n + 1) * sigma2 - (k * sigma2 - 3 * 2 ** (-1 / 3) * k ** (2 * (alpha + 1) / 3) * np.sum(c[:k] ** (2 / 3)) / k))
+    return float(
+        (n + 1) * sigma2 - (k * sigma2 - 3 * 2 ** (-1 / 3) * k ** (2 * (alpha + 1) / 3) * np.sum(c[:k] ** (2 / 3)) / k)
+    )
 
 
 def centralized_optimum(costs: Sequence[float], sigma2: float, alpha: float) -> tuple[int, float, float]:
@@ -211,7 +217,9 @@ class StabilityWindow:
         return len(self.members)
 
 
-def stability_interval(costs: Sequence[float], members: Sequence[int], alpha: float, notion: str) -> tuple[float, float]:
+def stability_interval(
+    costs: Sequence[float], members: Sequence[int], alpha: float, notion: str
+) -> tuple[float, float]:
     """The sigma2 interval [lo, hi) on which one coalition is stable (empty when lo >= hi); Claims 5/6."""
     _check_notion(notion)
     _check_alpha(alpha)
@@ -333,7 +341,9 @@ def max_size_direct(costs: Sequence[float], alpha: float, sigma2: float, notion:
 
 
 # ------------------------------------------------------------------------------------------- welfare and PoS
-def decentralized_optimum(costs: Sequence[float], sigma2: float, alpha: float, notion: str) -> tuple[tuple[int, ...], float, float]:
+def decentralized_optimum(
+    costs: Sequence[float], sigma2: float, alpha: float, notion: str
+) -> tuple[tuple[int, ...], float, float]:
     """Social-cost-minimising stable coalition, or no sharing if none is stable: (members, SC_d, Var_d)."""
     c = sorted_costs(costs)
     n = len(c)

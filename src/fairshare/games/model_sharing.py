@@ -13,11 +13,13 @@ zeta_i = 1 / n_i for mean estimation and zeta_i = D / (n_i - D - 1) for linear r
 inputs (then the bias term is sigma2' = sum_d sigma_d^2). With ``exact=True`` every value is a
 ``fractions.Fraction``: exact ties occur (e.g. n = mu_e / sigma2) and decide stability.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from numbers import Rational
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +65,10 @@ class _Coalition:
 
     def coarse_error(self, j: int, w):
         """Cor 4.4 (w = 0: uniform, Cor 4.3; w = 1: local, Thm 4.1), with zeta_j in the cross term (spec erratum 14)."""
-        variance = self.mu_e * (1 - w) ** 2 * self.a + self.mu_e * (w * w + 2 * (1 - w) * w * self.n[j] / self.total) * self.zeta[j]
+        variance = (
+            self.mu_e * (1 - w) ** 2 * self.a
+            + self.mu_e * (w * w + 2 * (1 - w) * w * self.n[j] / self.total) * self.zeta[j]
+        )
         return variance + (1 - w) ** 2 * self.bias_factor(j) * self.sigma2
 
     def optimal_coarse_weight(self, j: int):
@@ -78,7 +83,10 @@ class _Coalition:
     def fine_error(self, j: int, v: Sequence):
         """Thm 4.2: mu_e sum_i v_i^2 zeta_i + (sum_{i != j} v_i^2 + (sum_{i != j} v_i)^2) sigma2."""
         others = [v[i] for i in range(len(v)) if i != j]
-        return self.mu_e * sum(x * x * z for x, z in zip(v, self.zeta)) + (sum(x * x for x in others) + sum(others) ** 2) * self.sigma2
+        return (
+            self.mu_e * sum(x * x * z for x, z in zip(v, self.zeta))
+            + (sum(x * x for x in others) + sum(others) ** 2) * self.sigma2
+        )
 
     def optimal_fine_weights(self, j: int) -> list:
         return optimal_fine_weights(self.zeta, j, self.mu_e, self.sigma2)
@@ -135,7 +143,9 @@ def _errors(n, zeta, mu_e, sigma2, method, weights, exact) -> np.ndarray:
     return np.array(out, dtype=object if exact else float)
 
 
-def errors(n: Sequence[Any], *, mu_e: Any, sigma2: Any, method: str, weights: Any = None, exact: bool = False) -> np.ndarray:
+def errors(
+    n: Sequence[Any], *, mu_e: Any, sigma2: Any, method: str, weights: Any = None, exact: bool = False
+) -> np.ndarray:
     """Expected MSE of every member of one coalition, for mean estimation (Thm 4.1-4.2, Cor 4.3-4.4).
 
     ``n``: sample sizes of the coalition's members. ``method``: local, uniform, coarse or fine. ``weights``: None
@@ -148,8 +158,9 @@ def errors(n: Sequence[Any], *, mu_e: Any, sigma2: Any, method: str, weights: An
     return _errors(ns, [1 / x for x in ns], mu, s2, method, weights, exact)
 
 
-def regression_errors(n: Sequence[Any], *, mu_e: Any, sigma2_d: Sequence[Any], method: str, weights: Any = None,
-                      exact: bool = False) -> np.ndarray:
+def regression_errors(
+    n: Sequence[Any], *, mu_e: Any, sigma2_d: Sequence[Any], method: str, weights: Any = None, exact: bool = False
+) -> np.ndarray:
     """Expected MSE for linear regression with D = len(sigma2_d) standard Gaussian features (Thm 4.1-4.2, Cor 4.3-4.4).
 
     Uses zeta_i = D / (n_i - D - 1) (inverse-Wishart mean, needs n_i > D + 1) and bias sigma2' = sum_d sigma_d^2
@@ -207,8 +218,9 @@ def _grouped_error(own, others: Sequence[tuple[Any, int]], mu_e, sigma2, method:
     return mu_e * (v_jj * v_jj / own + var_others) + (sq_others + (1 - v_jj) ** 2) * sigma2
 
 
-def two_type_errors(s: int, l: int, n_s: Any, n_l: Any, *, mu_e: Any, sigma2: Any,
-                    method: str) -> tuple[Fraction | None, Fraction | None]:
+def two_type_errors(
+    s: int, l: int, n_s: Any, n_l: Any, *, mu_e: Any, sigma2: Any, method: str
+) -> tuple[Fraction | None, Fraction | None]:
     """Exact (err_S, err_L) of a small and a large player in a coalition pi(s, l) (None when that type is absent)."""
     _check([n_s, n_l], mu_e, sigma2, method)
     if s < 0 or l < 0:

@@ -4,9 +4,10 @@ Each world draws theta_j ~ N(0, 1) and eps_j^2 ~ 12.5 * Beta(8, 2) (so mu_e = 10
 the player's data; the error of an estimator is its squared distance to theta_j (mean estimation) or
 E_x[(x^T (theta_hat - theta_j))^2] = ||theta_hat - theta_j||^2 for standard Gaussian inputs (regression).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -27,8 +28,15 @@ def _combine(local: np.ndarray, n: np.ndarray, w: Sequence[float], v: np.ndarray
     }
 
 
-def simulate(n: Sequence[int], w: Sequence[float], v: np.ndarray, *, worlds: int, rng: np.random.Generator,
-             sigma2_d: Sequence[float] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def simulate(
+    n: Sequence[int],
+    w: Sequence[float],
+    v: np.ndarray,
+    *,
+    worlds: int,
+    rng: np.random.Generator,
+    sigma2_d: Sequence[float] | None = None,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Mean and standard error of each player's squared error per method, over ``worlds`` simulated worlds.
 
     ``sigma2_d=None`` simulates mean estimation; otherwise linear regression with D = len(sigma2_d) features.
@@ -46,7 +54,9 @@ def simulate(n: Sequence[int], w: Sequence[float], v: np.ndarray, *, worlds: int
         for j, nj in enumerate(n):
             x = rng.normal(size=(worlds, nj, d))
             y = np.einsum("wnd,wd->wn", x, theta[:, j]) + eps[:, j, None] * rng.normal(size=(worlds, nj))
-            local[:, j] = np.linalg.solve(np.einsum("wnd,wne->wde", x, x), np.einsum("wnd,wn->wd", x, y)[..., None])[..., 0]
+            local[:, j] = np.linalg.solve(np.einsum("wnd,wne->wde", x, x), np.einsum("wnd,wn->wd", x, y)[..., None])[
+                ..., 0
+            ]
     out = {}
     for method, est in _combine(local, n_arr, w, np.asarray(v, float)).items():
         sq = ((est - theta) ** 2).sum(axis=2)

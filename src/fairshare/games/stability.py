@@ -7,12 +7,14 @@ coalition or to being alone, as in the paper's proofs). The two-type checker cou
 so it handles populations such as Appendix C's 70 small and 7+ large players. Also here: the constructions of
 Theorems 5.5 and 6.5 and the paper's stable partition for each method (``paper_partition``).
 """
+
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any, Iterator, Sequence
+from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -182,11 +184,17 @@ def stable_partitions(n: Sequence[Any], *, mu_e: Any, sigma2: Any, method: str, 
     rgs = restricted_growth_strings(len(n))
     masks = _block_masks(rgs)
     own = np.take_along_axis(masks, rgs.astype(np.int64), axis=1)
-    keep = _individual_rows(ranks, masks, own) if notion == "individual" else _core_rows(ranks, own, notion == "strict_core")
+    keep = (
+        _individual_rows(ranks, masks, own)
+        if notion == "individual"
+        else _core_rows(ranks, own, notion == "strict_core")
+    )
     return [tuple(mask_to_players(int(b)) for b in row if b) for row in masks[keep]]
 
 
-def blocking_coalitions(partition: Partition, table: dict[int, dict[int, Fraction]], *, strict: bool = False) -> list[tuple[int, ...]]:
+def blocking_coalitions(
+    partition: Partition, table: dict[int, dict[int, Fraction]], *, strict: bool = False
+) -> list[tuple[int, ...]]:
     """Coalitions whose members all prefer them (core; ``strict``: weakly, one strictly) to their block in ``partition``."""
     current = {j: table[sum(1 << k for k in block)][j] for block in partition for j in block}
     out = []
@@ -221,7 +229,9 @@ class TwoTypeGame:
     def err(self, s: int, l: int) -> tuple[Fraction | None, Fraction | None]:
         """(err_S, err_L) in pi(s, l), exact and cached."""
         if (s, l) not in self._cache:
-            self._cache[(s, l)] = two_type_errors(s, l, self.n_s, self.n_l, mu_e=self.mu_e, sigma2=self.sigma2, method=self.method)
+            self._cache[(s, l)] = two_type_errors(
+                s, l, self.n_s, self.n_l, mu_e=self.mu_e, sigma2=self.sigma2, method=self.method
+            )
         return self._cache[(s, l)]
 
     def _ranks(self) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
@@ -307,7 +317,9 @@ class TwoTypeGame:
     def check(self, partition: TypedPartition, notion: str) -> bool:
         if notion not in NOTIONS:
             raise ValueError(f"unknown stability notion '{notion}'; choose one of {', '.join(NOTIONS)}")
-        return {"core": self.is_core, "strict_core": self.is_strict_core, "individual": self.is_individually_stable}[notion](partition)
+        return {"core": self.is_core, "strict_core": self.is_strict_core, "individual": self.is_individually_stable}[
+            notion
+        ](partition)
 
     def partitions(self) -> Iterator[TypedPartition]:
         """Every typed partition: multisets of (s, l) blocks summing to (S, L)."""
@@ -318,7 +330,7 @@ class TwoTypeGame:
         return [p for p in self.partitions() if self.check(p, notion)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _vector_partitions_from(s: int, l: int, max_part: tuple[int, int]) -> tuple[TypedPartition, ...]:
     if s == 0 and l == 0:
         return ((),)
@@ -407,7 +419,9 @@ def paper_partition(game: TwoTypeGame) -> tuple[TypedPartition, str, str]:
 def describe_typed(partition: TypedPartition) -> str:
     """pi(3,1) + 2 x pi(0,1) style label of a typed partition."""
     counts = Counter(partition)
-    return " + ".join((f"{c} x " if c > 1 else "") + f"pi({s},{l})" for (s, l), c in sorted(counts.items(), reverse=True))
+    return " + ".join(
+        (f"{c} x " if c > 1 else "") + f"pi({s},{l})" for (s, l), c in sorted(counts.items(), reverse=True)
+    )
 
 
 def describe(partition: Partition, names: str = "abcdefghijklmnopqrstuvwxyz") -> str:
@@ -415,6 +429,21 @@ def describe(partition: Partition, names: str = "abcdefghijklmnopqrstuvwxyz") ->
     return ",".join("{" + ",".join(names[j] for j in block) + "}" for block in sorted(partition, key=lambda b: (b[0],)))
 
 
-__all__ = ["NOTIONS", "stable_partitions", "set_partitions", "coalition_table", "rank_matrix", "blocking_coalitions",
-           "TwoTypeGame", "theorem_5_5_partition", "theorem_6_5_partition", "paper_partition", "grand", "all_local", "split",
-           "typed", "describe", "describe_typed"]
+__all__ = [
+    "NOTIONS",
+    "stable_partitions",
+    "set_partitions",
+    "coalition_table",
+    "rank_matrix",
+    "blocking_coalitions",
+    "TwoTypeGame",
+    "theorem_5_5_partition",
+    "theorem_6_5_partition",
+    "paper_partition",
+    "grand",
+    "all_local",
+    "split",
+    "typed",
+    "describe",
+    "describe_typed",
+]

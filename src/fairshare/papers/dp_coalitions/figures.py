@@ -1,18 +1,15 @@
 """Figure 1 (exact step functions of the largest equilibrium coalition) and price-of-stability curves."""
-from __future__ import annotations
 
-from pathlib import Path
+from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from fairshare.io import save_figure
-
 TITLES = {"nash": "Nash stability", "robust": "robust stability"}
 
 
-def figure1(df: pd.DataFrame, sigma_range: list[float], n: int, narrow: float, stem: Path) -> None:
+def figure1(df: pd.DataFrame, sigma_range: list[float], n: int, narrow: float) -> plt.Figure:
     """Two panels (Nash, robust): max equilibrium size vs sigma as exact steps, no-equilibrium regions shaded.
 
     Pieces narrower than ``narrow`` (in sigma) would vanish at figure resolution: they get a marker and a label
@@ -34,9 +31,16 @@ def figure1(df: pd.DataFrame, sigma_range: list[float], n: int, narrow: float, s
                 if b - a < narrow:
                     ax.vlines((a + b) / 2, 0, row.max_size, color="tab:orange", lw=1.0)
                     ax.plot((a + b) / 2, row.max_size, marker="v", color="tab:orange", ms=7, zorder=4)
-                    ax.annotate(f"size {row.max_size}\n[{row.sigma_lo:.5f}, {row.sigma_hi:.5f})", ((a + b) / 2, row.max_size),
-                                textcoords="offset points", xytext=(-4, 9), ha="right", fontsize=7, color="tab:orange",
-                                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+                    ax.annotate(
+                        f"size {row.max_size}\n[{row.sigma_lo:.5f}, {row.sigma_hi:.5f})",
+                        ((a + b) / 2, row.max_size),
+                        textcoords="offset points",
+                        xytext=(-4, 9),
+                        ha="right",
+                        fontsize=7,
+                        color="tab:orange",
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
+                    )
             if previous is not None and previous != row.max_size:
                 ax.vlines(a, min(previous, row.max_size), max(previous, row.max_size), color="tab:blue", lw=0.8, ls=":")
             previous = row.max_size
@@ -47,19 +51,27 @@ def figure1(df: pd.DataFrame, sigma_range: list[float], n: int, narrow: float, s
         ax.set_title(TITLES[notion])
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("largest equilibrium coalition size")
-    handles = [plt.Rectangle((0, 0), 1, 1, color="tab:red", alpha=0.18), plt.Line2D([], [], color="tab:orange", marker="v", ls="")]
-    fig.legend(handles, ["no equilibrium", f"window narrower than {narrow:g} in sigma (marked, exact ends)"], loc="lower center", ncol=2, fontsize=8)
+    handles = [
+        plt.Rectangle((0, 0), 1, 1, color="tab:red", alpha=0.18),
+        plt.Line2D([], [], color="tab:orange", marker="v", ls=""),
+    ]
+    fig.legend(
+        handles,
+        ["no equilibrium", f"window narrower than {narrow:g} in sigma (marked, exact ends)"],
+        loc="lower center",
+        ncol=2,
+        fontsize=8,
+    )
     fig.suptitle(rf"Figure 1: $\alpha$ = 1, {n} players, exact breakpoints (closed form, Claims 5-6)", fontsize=10)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
-    save_figure(fig, stem)
-    plt.close(fig)
+    return fig
 
 
 def _expected_slope(alpha: float) -> float:
     return 2 / 3 if alpha <= -0.5 else (1 - 2 * alpha) / 3 if alpha <= 0.5 else 0.0
 
 
-def pos_curves(df: pd.DataFrame, stem: Path) -> None:
+def pos_curves(df: pd.DataFrame) -> plt.Figure:
     """log-log PoS(SC) and PoS(Var) vs n per alpha, one row per identical cost; robust solid, Nash dashed.
 
     Dotted lines: the Theorems 3-4 orders through the last point (first cost only, the asymptotic-regime one).
@@ -73,18 +85,30 @@ def pos_curves(df: pd.DataFrame, stem: Path) -> None:
             for color, alpha in zip(colors, alphas):
                 for notion, style in (("robust", "-"), ("nash", "--")):
                     sub = df[(df.cost == cost) & (df.alpha == alpha) & (df.notion == notion)].sort_values("n")
-                    ax.loglog(sub.n, sub[metric], ls=style, marker="o" if notion == "robust" else None, ms=3, color=color,
-                              label=f"alpha={alpha:g}" if notion == "robust" else None)
+                    ax.loglog(
+                        sub.n,
+                        sub[metric],
+                        ls=style,
+                        marker="o" if notion == "robust" else None,
+                        ms=3,
+                        color=color,
+                        label=f"alpha={alpha:g}" if notion == "robust" else None,
+                    )
                 if r == 0:
                     sub = df[(df.cost == cost) & (df.alpha == alpha) & (df.notion == "robust")].sort_values("n")
                     ns = sub.n.to_numpy(float)
                     y_last = sub[metric].iloc[-1]
                     ax.loglog(ns, y_last * (ns / ns[-1]) ** _expected_slope(alpha), ls=":", color=color, lw=1)
             ax.set_xlabel("n (identical costs)")
-            ax.set_title(f"{'PoS(SC)' if metric == 'pos_sc' else 'PoS(Var)'}, c = {cost:g}, sigma2 = {df.sigma2.iloc[0]:g}", fontsize=9)
+            ax.set_title(
+                f"{'PoS(SC)' if metric == 'pos_sc' else 'PoS(Var)'}, c = {cost:g}, sigma2 = {df.sigma2.iloc[0]:g}",
+                fontsize=9,
+            )
             ax.grid(alpha=0.3, which="both")
     axes[0][0].legend(fontsize=7, ncol=2)
-    fig.suptitle("Price of stability vs n (solid: robust, dashed: Nash; dotted: Theorems 3-4 orders). Not a paper figure.", fontsize=9)
+    fig.suptitle(
+        "Price of stability vs n (solid: robust, dashed: Nash; dotted: Theorems 3-4 orders). Not a paper figure.",
+        fontsize=9,
+    )
     fig.tight_layout()
-    save_figure(fig, stem)
-    plt.close(fig)
+    return fig

@@ -1,21 +1,18 @@
 """Figures for "Model-sharing Games" (the paper has none): Monte Carlo vs closed form, error vs coalition size,
 and a stability phase diagram over (n_small, n_large). Each reads only result CSVs."""
-from __future__ import annotations
 
-from pathlib import Path
+from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
 
-from fairshare.io import save_figure
-
 METHODS = ("local", "uniform", "coarse", "fine")
 TASK_TITLES = {"mean": "mean estimation", "regression": "linear regression (D = 2, Gaussian inputs)"}
 
 
-def monte_carlo(df: pd.DataFrame, stem: Path) -> None:
+def monte_carlo(df: pd.DataFrame) -> plt.Figure:
     """Top: simulated vs closed-form error (parity). Bottom: relative deviation with ±2 s.e. bars, per method and player."""
     tasks = [t for t in TASK_TITLES if t in set(df.task)]
     fig, axes = plt.subplots(2, len(tasks), figsize=(5.2 * len(tasks), 7), squeeze=False)
@@ -27,14 +24,34 @@ def monte_carlo(df: pd.DataFrame, stem: Path) -> None:
         top.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls=":")
         for method in METHODS:
             rows = sub[sub.method == method]
-            top.errorbar(rows.exact, rows.simulated, yerr=2 * rows.se, fmt="o", ms=4, capsize=2, color=colors[method], label=method)
-        top.set(title=f"{TASK_TITLES[task]}: {int(sub.worlds.iloc[0]):,} worlds", xlabel="closed-form expected MSE", ylabel="simulated MSE (±2 s.e.)")
+            top.errorbar(
+                rows.exact,
+                rows.simulated,
+                yerr=2 * rows.se,
+                fmt="o",
+                ms=4,
+                capsize=2,
+                color=colors[method],
+                label=method,
+            )
+        top.set(
+            title=f"{TASK_TITLES[task]}: {int(sub.worlds.iloc[0]):,} worlds",
+            xlabel="closed-form expected MSE",
+            ylabel="simulated MSE (±2 s.e.)",
+        )
         top.legend(fontsize=7, loc="upper left")
         labels = []
         for k, (method, player) in enumerate(sub[["method", "player"]].itertuples(index=False)):
             row = sub[(sub.method == method) & (sub.player == player)].iloc[0]
-            bottom.errorbar(k, 100 * (row.simulated - row.exact) / row.exact, yerr=200 * row.se / row.exact, fmt="o", ms=4, capsize=2,
-                            color=colors[method])
+            bottom.errorbar(
+                k,
+                100 * (row.simulated - row.exact) / row.exact,
+                yerr=200 * row.se / row.exact,
+                fmt="o",
+                ms=4,
+                capsize=2,
+                color=colors[method],
+            )
             labels.append(f"{method}\nn={int(row.n)}")
         bottom.axhline(0, color="k", lw=0.8)
         bottom.set_xticks(range(len(labels)), labels, fontsize=6)
@@ -42,15 +59,18 @@ def monte_carlo(df: pd.DataFrame, stem: Path) -> None:
         bottom.set_title(f"max |z| = {np.abs(sub.z).max():.2f}", fontsize=9)
     fig.suptitle("Closed-form expected MSE (Thm 4.1-4.2, Cor 4.3-4.4) vs Monte Carlo", fontsize=11)
     fig.tight_layout()
-    save_figure(fig, stem)
-    plt.close(fig)
+    return fig
 
 
-def error_vs_size(df: pd.DataFrame, stem: Path, *, threshold: float) -> None:
+def error_vs_size(df: pd.DataFrame, *, threshold: float) -> plt.Figure:
     """Error of one player among M equal players, per method; one panel per sample size n (Lemmas 5.1, 6.4)."""
     sizes = sorted(df.n.unique())
     fig, axes = plt.subplots(1, len(sizes), figsize=(3.6 * len(sizes), 3.3), squeeze=False)
-    styles = {"uniform": dict(marker="o", ls="-", ms=4), "coarse": dict(marker="s", ls="-", mfc="none", ms=6), "fine": dict(marker="x", ls="--", ms=4)}
+    styles = {
+        "uniform": dict(marker="o", ls="-", ms=4),
+        "coarse": dict(marker="s", ls="-", mfc="none", ms=6),
+        "fine": dict(marker="x", ls="--", ms=4),
+    }
     for ax, n in zip(axes[0], sizes):
         for method, style in styles.items():
             sub = df[(df.n == n) & (df.method == method)]
@@ -63,11 +83,10 @@ def error_vs_size(df: pd.DataFrame, stem: Path, *, threshold: float) -> None:
     axes[0][0].set_ylabel("expected MSE (mu_e = 10, s2 = 1)")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    save_figure(fig, stem)
-    plt.close(fig)
+    return fig
 
 
-def phase_diagram(df: pd.DataFrame, stem: Path, *, threshold: float) -> None:
+def phase_diagram(df: pd.DataFrame, *, threshold: float) -> plt.Figure:
     """Stable typed partitions over (n_small, n_large), one panel per federation method.
 
     Colour = the shapes of the stable partitions (core for uniform and fine, strict core for optimal coarse); a black dot
@@ -81,7 +100,9 @@ def phase_diagram(df: pd.DataFrame, stem: Path, *, threshold: float) -> None:
     populations = list(dict.fromkeys(zip(df.S, df.L)))
     n_s_values = np.arange(1, int(df.n_s.max()) + 1)
     n_l_values = np.array(sorted(df.n_l.unique()))
-    fig, axes = plt.subplots(len(populations), len(methods), figsize=(4.6 * len(methods), 3.9 * len(populations)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(populations), len(methods), figsize=(4.6 * len(methods), 3.9 * len(populations)), squeeze=False
+    )
     for ax_row, (S, L) in zip(axes, populations):
         for ax, method in zip(ax_row, methods):
             sub = df[(df.method == method) & (df.S == S) & (df.L == L)]
@@ -89,7 +110,9 @@ def phase_diagram(df: pd.DataFrame, stem: Path, *, threshold: float) -> None:
             for row in sub.itertuples():
                 grid[np.searchsorted(n_l_values, row.n_l), row.n_s - 1] = labels.index(row.stable_shapes)
             x_edges = np.arange(0.5, n_s_values[-1] + 1)
-            y_edges = np.concatenate([[n_l_values[0] / 1.1], np.sqrt(n_l_values[1:] * n_l_values[:-1]), [n_l_values[-1] * 1.1]])
+            y_edges = np.concatenate(
+                [[n_l_values[0] / 1.1], np.sqrt(n_l_values[1:] * n_l_values[:-1]), [n_l_values[-1] * 1.1]]
+            )
             ax.pcolormesh(x_edges, y_edges, np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=len(labels) - 0.5)
             off = sub[~sub.paper_partition_in_set.astype(bool)]
             if len(off):
@@ -101,9 +124,14 @@ def phase_diagram(df: pd.DataFrame, stem: Path, *, threshold: float) -> None:
             notion = sub.notion.iloc[0].replace("_", " ")
             ax.set(title=f"{method} ({notion}), S={S}, L={L}", xlabel="n small", ylabel="n large")
     handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(i)) for i in range(len(labels))]
-    fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), fontsize=7,
-               title="stable partitions ('&': several are stable; 'small | large alone': all small together, every large player alone)")
+    fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        ncol=min(3, len(labels)),
+        fontsize=7,
+        title="stable partitions ('&': several are stable; 'small | large alone': all small together, every large player alone)",
+    )
     legend_rows = int(np.ceil(len(labels) / 3))
     fig.tight_layout(rect=(0, min(0.45, (0.06 + 0.045 * legend_rows) / len(populations)), 1, 1))
-    save_figure(fig, stem)
-    plt.close(fig)
+    return fig
