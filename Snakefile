@@ -29,3 +29,4 @@ rule all:
     default_target: True
     input:
         manifest_outputs(),
+        "results/report.html",

@@ -5,6 +5,23 @@ report: "../report/workflow.rst"
 
 
 REPORT_ENTRIES = {e["id"]: e for e in MANIFEST if e["paper"] != "report"}
+PAPER_TITLES = {
+    "model_sharing": "Donahue & Kleinberg, Model-sharing Games (AAAI 2021)",
+    "dp_coalitions": "Data Sharing with Endogenous Choices over Differential Privacy Levels",
+    "payoff_flows": "Trade-off between Payoff and Model Rewards in Shapley-Fair Collaborative ML (NeurIPS 2022)",
+    "mmfl": "Fair Concurrent Training of Multiple Models in Federated Learning",
+    "auctions": "Fair Concurrent Training of Multiple Models in FL: recruitment auctions (Sec. V)",
+    "aequa": "Aequa: Fair Model Rewards in Collaborative Learning via Slimmable Networks",
+    "partitions": "client partitions shared by the training papers",
+}
+
+
+def config_summary(paper):
+    """The scalar settings of a paper's config block (its seeds, rounds, epochs, dataset...), for the caption."""
+    block = config.get(paper, {})
+    items = [f"{k}={v}" for k, v in sorted(block.items()) if isinstance(v, (str, int, float, bool))]
+    text = ", ".join(items)
+    return text if len(text) <= 400 else text[:397] + "..."
 
 
 def claims_files():
@@ -40,6 +57,9 @@ rule report_item:
     params:
         ref=lambda w: REPORT_ENTRIES[w.id]["ref"],
         paper=lambda w: REPORT_ENTRIES[w.id]["paper"],
+        title=lambda w: PAPER_TITLES.get(REPORT_ENTRIES[w.id]["paper"], REPORT_ENTRIES[w.id]["paper"]),
+        settings=lambda w: config_summary(REPORT_ENTRIES[w.id]["paper"]),
+        source=lambda w: ", ".join(_as_list(REPORT_ENTRIES[w.id]["output"])),
     shell:
         "cp {input} {output} > {log} 2>&1"
 
@@ -65,11 +85,16 @@ rule scorecard:
         " --metrics {output.metrics} --cfg {params.cfg} > {log} 2>&1"
 
 
-onsuccess:
-    # After a complete run, render the HTML report (results/report.html) from the same config files.
-    if all(Path(p).is_file() for p in manifest_outputs()) and not workflow.dryrun:
-        configfiles = " ".join(f"--configfile {shlex.quote(str(f))}" for f in workflow.overwrite_configfiles)
-        shell(
-            f"snakemake --nolock --report results/report.html {configfiles} > .snakemake/report.log 2>&1"
-            " || echo 'HTML report failed: see .snakemake/report.log'"
-        )
+rule html_report:
+    """The Snakemake HTML report of this run (every manifest artifact with its caption), as a rule output: a run
+    killed while writing it leaves it incomplete, and the next run rebuilds it."""
+    input:
+        rules.scorecard.output,
+    output:
+        "results/report.html",
+    log:
+        "logs/report/html_report.log",
+    params:
+        configfiles=lambda w: " ".join(f"--configfile {shlex.quote(str(f))}" for f in workflow.overwrite_configfiles),
+    shell:
+        "snakemake {input[0]} --nolock --report {output} {params.configfiles} > {log} 2>&1"
