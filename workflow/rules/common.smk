@@ -26,9 +26,9 @@ def _as_list(output):
 
 # Git tracks metrics/ (the default profile's DVC metrics); other profiles write theirs under results/ instead, so a
 # test or paper-scale run never changes a tracked file.
-METRICS = (
-    "metrics/summary.json" if config["profile"] == "default" else f"results/metrics/summary_{config['profile']}.json"
-)
+METRICS_DIR = "metrics" if config["profile"] == "default" else f"results/metrics/{config['profile']}"
+METRICS = f"{METRICS_DIR}/summary.json"
+PAPERS = sorted({e["paper"] for e in MANIFEST} - {"report", "partitions"})
 
 
 def profile_path(path):

@@ -76,13 +76,14 @@ rule scorecard:
         csv=report("results/scorecard.csv", category="0 scorecard", labels={"table": "scorecard (CSV)"}),
         md="results/scorecard.md",
         metrics=METRICS,
+        paper_metrics=[f"{METRICS_DIR}/papers/{paper}.json" for paper in PAPERS],
     log:
         "logs/report/scorecard.log",
     params:
         cfg=lambda w: cfg_json("profile"),
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
-        " --metrics {output.metrics} --cfg {params.cfg} > {log} 2>&1"
+        " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule html_report:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from fairshare import report
 from fairshare.cli import cfg_argument, section
@@ -16,7 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("claims", nargs="*", help="claims CSV files under results/<paper>/")
     p.add_argument("--csv", required=True)
     p.add_argument("--markdown", required=True)
-    p.add_argument("--metrics", required=True)
+    p.add_argument("--metrics", required=True, help="DVC metrics: counts per status over every row")
+    p.add_argument("--paper-metrics", nargs="*", default=[], help="DVC metrics per paper: <dir>/<paper>.json each")
     cfg_argument(p)
     p.set_defaults(func=scorecard)
 
@@ -26,4 +28,8 @@ def scorecard(args: argparse.Namespace) -> None:
     summary = report.summarize(card)
     write_csv(args.csv, card)
     write_text(args.markdown, report.to_markdown(card, summary, section(args, "profile")))
-    write_json(args.metrics, summary)
+    # One small flat file per row of `dvc metrics show`: the totals, then each paper.
+    write_json(args.metrics, {"rows": summary["rows"], **summary["by_status"]})
+    for path in args.paper_metrics:
+        paper = Path(path).stem
+        write_json(path, summary["papers"].get(paper, {s: 0 for s in report.STATUSES}))
