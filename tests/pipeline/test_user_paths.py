@@ -1,0 +1,184 @@
+"""What a user meets after the first run: a killed run finished by the plain command, byte-identical reruns, the HTML
+report in a real browser, and DVC push/pull through a local remote."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.pipeline.conftest import output_files, workflow_copy
+
+# A temporary file of an atomic write: .<name>.<8 random characters><suffix>
+STRAY_TEMPORARY = re.compile(r"^\.[^/]+\.[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
+# The HTML report embeds its own creation time, so it is the one output compared by content of its items only.
+NOT_BYTE_COMPARED = {"results/report.html"}
+
+UV_STAND_IN = """#!/bin/sh
+# Stands in for uv so that ./run runs inside the test's environment: `uv sync` has nothing to do here,
+# `uv run --frozen CMD ...` runs CMD as a module of this environment's Python.
+case "$1" in
+  sync) exit 0 ;;
+  run) shift; [ "$1" = "--frozen" ] && shift; cmd="$1"; shift; exec "{python}" -m "$cmd" "$@" ;;
+esac
+exit 2
+"""
+
+
+def _run_script(wd: Path, tmp_path: Path, *args: str, timeout: int = 1200) -> subprocess.CompletedProcess:
+    """`./run pipeline ARGS` in ``wd``, with uv standing in as above."""
+    shutil.copyfile(REPO / "run", wd / "run")
+    (wd / "run").chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "uv").write_text(UV_STAND_IN.format(python=sys.executable))
+    (bin_dir / "uv").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    return subprocess.run(["./run", "pipeline", *args], cwd=wd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _stray_temporaries(wd: Path) -> list[str]:
+    return [str(p.relative_to(wd)) for top in ("results", "figures", "data") for p in (wd / top).rglob(".*") if STRAY_TEMPORARY.match(p.name)]
+
+
+@pytest.mark.slow
+def test_killed_run_is_finished_by_the_plain_command_byte_identical(test_profile_run, tmp_path):
+    reference = output_files(test_profile_run)
+    wd = workflow_copy(tmp_path / "killed")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "config/test.yaml"],
+        cwd=wd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 900
+        while time.monotonic() < deadline and proc.poll() is None:
+            done = sum(1 for p in (wd / "results").rglob("*") if p.is_file()) if (wd / "results").exists() else 0
+            if done >= len(reference) // 3:
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, "the run ended before it could be killed mid-way"
+        os.killpg(proc.pid, signal.SIGKILL)  # the whole run, jobs included, as a lost node would
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert not (wd / "results" / "report.html").exists()
+    out = _run_script(wd, tmp_path, "--configfile", "config/test.yaml")
+    assert out.returncode == 0, (out.stdout + out.stderr)[-6000:]
+    assert not _stray_temporaries(wd), _stray_temporaries(wd)
+    finished = output_files(wd)
+    assert sorted(finished) == sorted(reference)
+    differ = [name for name in reference if name not in NOT_BYTE_COMPARED and finished[name] != reference[name]]
+    assert not differ, f"{len(differ)} files differ from an uninterrupted run: {differ[:20]}"
+
+
+def _chrome():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    browser, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not browser or not driver:
+        pytest.skip("no headless browser: install Debian's chromium and chromium-driver (CI does)")
+    options = Options()
+    options.binary_location = browser
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options, service=Service(driver))
+
+
+@pytest.mark.slow
+def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    url = (test_profile_run / "results" / "report.html").as_uri()
+    browser = _chrome()
+    errors, shown = [], []
+
+    def severe():
+        return [e["message"][:300] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+    def open_category(name: str) -> None:
+        browser.get(url)
+        time.sleep(0.8)
+        errors.extend(severe())
+        [a for a in browser.find_elements(By.CSS_SELECTOR, "a") if a.text == name][0].click()
+        time.sleep(0.4)
+
+    try:
+        browser.get(url)
+        time.sleep(1.0)
+        categories = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a") if a.text]
+        categories = [c for c in categories if c not in ("Workflow", "Statistics", "About")]
+        assert {"0 scorecard", "aequa", "mmfl", "model_sharing"} <= set(categories), categories
+        for c, name in enumerate(categories):
+            open_category(name)
+            rows = len(browser.find_elements(By.CSS_SELECTOR, "tbody tr"))
+            assert rows >= 1, f"category {name} shows no item"
+            browser.save_screenshot(str(tmp_path / f"category_{c}.png"))
+            for k in range(rows):
+                open_category(name)
+                row = browser.find_elements(By.CSS_SELECTOR, "tbody tr")[k]
+                row.find_elements(By.CSS_SELECTOR, "a, button")[-1].click()  # the item's details, with its caption
+                time.sleep(0.4)
+                text = browser.find_element(By.TAG_NAME, "body").text
+                errors.extend(severe())
+                if name != "0 scorecard":
+                    shown.append(text)
+                    assert "of " in text and "Profile test" in text and "manifest id" in text, text[:500]
+    finally:
+        browser.quit()
+    assert not errors, errors[:5]
+    assert len(shown) >= 30  # every manifest item was opened
+
+
+@pytest.mark.slow
+def test_dvc_push_then_pull_into_a_fresh_clone(test_profile_run, tmp_path):
+    """README's DVC sequence, on the test profile's outputs: repro (nothing to redo), status, push, clone, pull."""
+    repo = tmp_path / "repo"
+    shutil.copytree(test_profile_run, repo, ignore=shutil.ignore_patterns("logs"))
+    for name in ("src", ".dvc", ".dvcignore", ".gitignore", "dvc.yaml"):
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("cache", "tmp", "__pycache__"))
+        else:
+            shutil.copyfile(src, repo / name)
+    # The stages run the default profile; this test's outputs are the test profile's.
+    dvc_yaml = (repo / "dvc.yaml").read_text().replace("snakemake --cores all", "snakemake --cores all --configfile config/test.yaml")
+    (repo / "dvc.yaml").write_text(dvc_yaml)
+    remote = tmp_path / "remote"
+
+    def sh(*cmd: str, cwd: Path = repo) -> str:
+        out = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, f"{' '.join(cmd)}: {(out.stdout + out.stderr)[-3000:]}"
+        return out.stdout + out.stderr
+
+    dvc = [sys.executable, "-m", "dvc"]
+    sh("git", "init", "-q")
+    sh("git", "config", "user.email", "test@example.org")
+    sh("git", "config", "user.name", "test")
+    before = output_files(repo)
+    sh(*dvc, "repro")
+    assert output_files(repo) == before  # persisted outputs: nothing deleted, nothing recomputed
+    assert "up to date" in sh(*dvc, "status")
+    sh(*dvc, "remote", "add", "-d", "store", str(remote))
+    sh(*dvc, "push")
+    sh("git", "add", "-A")
+    sh("git", "commit", "-qm", "run")
+    clone = tmp_path / "clone"
+    sh("git", "clone", "-q", str(repo), str(clone), cwd=tmp_path)
+    sh(*dvc, "pull", cwd=clone)
+    assert output_files(clone) == before
+    assert (clone / "data" / "processed" / "digits.npz").read_bytes() == (repo / "data" / "processed" / "digits.npz").read_bytes()
