@@ -25,8 +25,21 @@ class CommandError(RuntimeError):
     """A failure a user can fix; printed as one line without a traceback."""
 
 
+def read_cfg(value: str) -> dict:
+    """``--cfg``: a JSON file written by the workflow (``*.json``), or the JSON text itself."""
+    if value.endswith(".json"):
+        try:
+            with open(value) as handle:
+                return json.load(handle)
+        except OSError as exc:
+            raise argparse.ArgumentTypeError(f"cannot read the job's config file {value}: {exc.strerror}") from None
+    return json.loads(value)
+
+
 def cfg_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--cfg", type=json.loads, default={}, help="JSON of the config blocks this command needs (rules pass it)")
+    parser.add_argument(
+        "--cfg", type=read_cfg, default={}, help="the config blocks this command needs: a .json file (rules pass one) or JSON"
+    )
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:

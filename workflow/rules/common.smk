@@ -1,5 +1,7 @@
 # Loads and validates the config, reads the manifest, and gives rules small helpers.
+import hashlib
 import json
+import os
 from pathlib import Path
 import shlex
 import sys
@@ -41,12 +43,28 @@ def manifest_outputs(paper=None):
     return [profile_path(p) for e in MANIFEST if paper in (None, e["paper"]) for p in _as_list(e["output"])]
 
 
-def cfg_json(*keys):
-    """Shell-quoted JSON of the named top-level config blocks, for `fairshare ... --cfg`.
+JOB_CONFIG_DIR = Path(".snakemake", "fairshare", "job-config")
 
-    Passing only the blocks a rule needs means editing one paper's settings reruns only that paper's jobs.
+
+def cfg_file(settings):
+    """Path of a JSON file holding exactly ``settings`` (the config a job reads), for `fairshare ... --cfg`.
+
+    The file name is a digest of the content, so a rule's `params` change exactly when what the job reads changes
+    (Snakemake then reruns it, and only it), while dry runs and logs print a short path instead of the JSON.
     """
-    return shlex.quote(json.dumps({k: config[k] for k in keys}, sort_keys=True))
+    text = json.dumps(settings, sort_keys=True)
+    path = JOB_CONFIG_DIR / f"{hashlib.sha256(text.encode()).hexdigest()[:20]}.json"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(text)
+        tmp.replace(path)
+    return str(path)
+
+
+def cfg_json(*keys):
+    """:func:`cfg_file` of the named top-level config blocks: editing one paper's settings reruns only its jobs."""
+    return cfg_file({k: config[k] for k in keys})
 
 
 # Rules call the project's own `fairshare` command: put the environment that runs Snakemake first on PATH, so it is

@@ -18,7 +18,9 @@ PAPER_TITLES = {
 
 def config_summary(paper):
     """The scalar settings of a paper's config block (its seeds, rounds, epochs, dataset...), for the caption."""
-    block = config.get(paper, {})
+    block = config.get(paper)
+    if not isinstance(block, dict):
+        return f"{len(block or [])} configured entries"
     items = [f"{k}={v}" for k, v in sorted(block.items()) if isinstance(v, (str, int, float, bool))]
     text = ", ".join(items)
     return text if len(text) <= 400 else text[:397] + "..."
