@@ -1,23 +1,42 @@
-"""Load and validate a pipeline config against ``workflow/schemas/config.schema.yaml``.
+"""Load and validate a pipeline config against ``workflow/schemas/config.schema.yaml``, then check its cross-references.
 
 The schema is JSON Schema written in YAML. Each paper's block lives in its own schema file
 (``workflow/schemas/<paper>.schema.yaml``) and is pulled in with ``$ref``; defaults in the schema are filled in.
-Validation failures raise :class:`ConfigError` with one line naming the key, the bad value and what is allowed.
+After the schema, :func:`check_references` checks what a schema cannot: keys that name another config entry (a
+partition, an experiment) or a dataset. Every failure raises :class:`ConfigError`: one line naming the key, the bad
+value and what is allowed, prefixed with the config file the key came from when the caller says which files it merged.
+
+``python -m fairshare.config [snakemake arguments]`` checks the files a Snakemake command line would read
+(``config/config.yaml`` and every ``--configfile``): ``./run pipeline`` calls it so that a YAML syntax error is
+reported with its file and line, which Snakemake's own message does not give.
 """
+
 from __future__ import annotations
 
+import argparse
 import copy
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import jsonschema
 import yaml
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "workflow" / "schemas"
+DEFAULT_CONFIG = "config/config.yaml"
+
+KeyPath = tuple[str | int, ...]
+Source = tuple[str, Mapping[str, Any]]  # (where the values came from, the mapping read there)
 
 
 class ConfigError(ValueError):
-    """A config key or value that the schema does not allow."""
+    """A config key or value that the schema or a cross-reference check does not allow; ``path`` names the key."""
+
+    def __init__(self, message: str, path: Sequence[str | int] = ()) -> None:
+        super().__init__(message)
+        self.path: KeyPath = tuple(path)
 
 
 def load_schema(path: str | Path | None = None) -> dict[str, Any]:
@@ -60,20 +79,28 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _dotted(path: Sequence[str | int]) -> str:
+    return ".".join(str(p) for p in path)
+
+
 def _describe(error: jsonschema.ValidationError) -> str:
-    key = ".".join(str(p) for p in error.absolute_path) or "<top level>"
+    key = _dotted(error.absolute_path) or "<top level>"
     v = error.validator
     if v == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed))
         where = f"'{key}'" if error.absolute_path else "the top level"
-        return f"unknown config key {', '.join(repr(k) for k in extra)} under {where}; allowed keys: {', '.join(allowed)}"
+        return (
+            f"unknown config key {', '.join(repr(k) for k in extra)} under {where}; allowed keys: {', '.join(allowed)}"
+        )
     if v == "required":
         return f"config key '{key}' is missing a required entry: {error.message}"
     if v == "enum":
         return f"config key '{key}': value {_short(error.instance)} is not allowed; allowed values: {', '.join(map(repr, error.validator_value))}"
     if v == "type":
-        return f"config key '{key}': value {_short(error.instance)} has the wrong type; expected {error.validator_value}"
+        return (
+            f"config key '{key}': value {_short(error.instance)} has the wrong type; expected {error.validator_value}"
+        )
     if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         sign = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[v]
         return f"config key '{key}': value {_short(error.instance)} is out of range; allowed: {sign} {error.validator_value}"
@@ -82,28 +109,234 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key '{key}': {error.message}"
 
 
-def validate_config(config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Return a copy of ``config`` with defaults filled in, or raise :class:`ConfigError` (one line)."""
+def _reference(path: KeyPath, value: Any, allowed: Sequence[str], what: str) -> ConfigError:
+    names = ", ".join(allowed) if allowed else "(none configured)"
+    return ConfigError(f"config key '{_dotted(path)}': {_short(value)} is not {what}; allowed names: {names}", path)
+
+
+def _per_dataset_maps(cfg: Mapping[str, Any]) -> Iterator[tuple[KeyPath, Mapping[str, Any], bool]]:
+    """(path, mapping, whether 'default' is allowed) of every setting given per dataset."""
+    a, m = cfg["aequa"], cfg["mmfl"]
+    yield ("data", "offline_fallback"), cfg["data"]["offline_fallback"], False
+    yield ("mmfl", "models"), m["models"], False
+    yield ("mmfl", "weight_decay"), m["weight_decay"], True
+    for key in ("models", "max_train_samples", "max_features", "p_min", "p_min_ablation"):
+        yield ("aequa", key), a[key], True
+    yield ("aequa", "train", "rounds"), a["train"]["rounds"], True
+    yield ("aequa", "train", "weight_decay"), a["train"]["weight_decay"], True
+    yield ("aequa", "cgsv", "gamma"), a["cgsv"]["gamma"], True
+    for i, p in enumerate(a["partitions"]):
+        yield (
+            ("aequa", "partitions", i, "classes_per_client_overrides"),
+            p.get("classes_per_client_overrides", {}),
+            False,
+        )
+
+
+def _reference_errors(cfg: Mapping[str, Any]) -> Iterator[ConfigError]:
+    """Every key that names a config entry or a dataset that does not exist (after defaults are filled in)."""
+    from fairshare.data.datasets import DATASETS
+
+    a, m = cfg["aequa"], cfg["mmfl"]
+
+    for path, entries in (
+        (("partitions",), cfg["partitions"]),
+        (("aequa", "partitions"), a["partitions"]),
+        (("mmfl", "experiments"), m["experiments"]),
+    ):
+        names = [e["name"] for e in entries]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                yield ConfigError(
+                    f"config key '{_dotted((*path, i, 'name'))}': name {name!r} is used twice; names must be unique",
+                    (*path, i, "name"),
+                )
+
+    for path, mapping, default in _per_dataset_maps(cfg):
+        allowed = [*DATASETS, "default"] if default else list(DATASETS)
+        for key in mapping if isinstance(mapping, Mapping) else ():
+            if key not in allowed:
+                yield _reference((*path, key), key, allowed, "a dataset")
+
+    # Aequa: partitions named by the tables, figures and extensions; datasets of the extensions and Table 9.
+    parts = [p["name"] for p in a["partitions"]]
+    for scheme, name in a["table_partitions"].items():
+        of_scheme = [p["name"] for p in a["partitions"] if p["scheme"] == scheme]
+        if of_scheme and name not in of_scheme:  # no partition of this scheme: its row group is simply absent
+            yield _reference(
+                ("aequa", "table_partitions", scheme), name, of_scheme, f"a {scheme} partition in aequa.partitions"
+            )
+    named = [
+        (("aequa", "curve_partition"), a["curve_partition"]),
+        (("aequa", "participation", "partition"), a["participation"]["partition"]),
+    ]
+    named += [
+        (("aequa", "training_time", "partitions", fig), name) for fig, name in a["training_time"]["partitions"].items()
+    ]
+    for path, name in named:
+        if name not in parts:
+            yield _reference(path, name, parts, "a partition in aequa.partitions")
+    for i, d in enumerate(a["table9_datasets"]):
+        if d not in a["datasets"]:
+            yield _reference(("aequa", "table9_datasets", i), d, a["datasets"], "one of aequa.datasets")
+    for block in ("participation", "training_time"):
+        for i, d in enumerate(a[block]["datasets"]):
+            if d not in DATASETS:
+                yield _reference(("aequa", block, "datasets", i), d, DATASETS, "a dataset")
+    if a["scale"]["dataset"] not in (*DATASETS, "femnist"):
+        yield _reference(("aequa", "scale", "dataset"), a["scale"]["dataset"], [*DATASETS, "femnist"], "a dataset")
+
+    # Multi-model FL: experiments named by the tables and figures.
+    experiments = [e["name"] for e in m["experiments"]]
+    if experiments:  # no experiments: the paper's rules make nothing, and these keys keep their defaults
+        named = [
+            (("mmfl", "per_task_experiment"), m["per_task_experiment"]),
+            (("mmfl", "alpha_sweep_experiment"), m["alpha_sweep_experiment"]),
+        ]
+        named += [(("mmfl", "table2_experiments", i), name) for i, name in enumerate(m["table2_experiments"])]
+        for path, name in named:
+            if name not in experiments:
+                yield _reference(path, name, experiments, "an experiment in mmfl.experiments")
+
+    # Models: every dataset a job may train on (the configured one, or its offline stand-in) needs one.
+    data = cfg["data"]
+
+    def used(dataset: str) -> list[str]:
+        fallback = data["offline_fallback"].get(dataset)
+        return [dataset] if data["allow_download"] or fallback is None else [dataset, fallback]
+
+    tasks = [(("mmfl", "experiments", i, "tasks"), t) for i, e in enumerate(m["experiments"]) for t in e["tasks"]]
+    tasks += [(("auctions", "exp6", "tasks"), t) for t in cfg["auctions"]["exp6"]["tasks"]]
+    for path, task in tasks:
+        for d in used(task):
+            if d not in m["models"]:
+                yield ConfigError(
+                    f"config key 'mmfl.models' has no model for {d!r}, used by '{_dotted(path)}'; add an entry {d}: <model>",
+                    ("mmfl", "models"),
+                )
+    trained = [*a["datasets"], *a["participation"]["datasets"], *a["training_time"]["datasets"]]
+    if "default" not in a["models"]:
+        for d in dict.fromkeys(trained):
+            if not any(u in a["models"] for u in used(d)):
+                yield ConfigError(
+                    f"config key 'aequa.models' has no model for {d!r} (nor a default); add an entry {d}: <model>",
+                    ("aequa", "models"),
+                )
+
+    # Payoff flows: one budget per party.
+    pf = cfg["payoff_flows"]
+    for i, scenario in enumerate(pf["budget_scenarios"]):
+        budgets = scenario["budgets"]
+        if budgets is not None and len(budgets) != len(pf["label_ranges"]):
+            yield ConfigError(
+                f"config key 'payoff_flows.budget_scenarios.{i}.budgets': {len(budgets)} budgets for {len(pf['label_ranges'])} parties "
+                "(payoff_flows.label_ranges); give one per party",
+                ("payoff_flows", "budget_scenarios", i, "budgets"),
+            )
+
+
+def check_references(cfg: Mapping[str, Any]) -> None:
+    """Raise :class:`ConfigError` for the first key naming an entry or dataset that does not exist."""
+    for error in _reference_errors(cfg):
+        raise error
+
+
+def _contains(source: Any, path: KeyPath) -> bool:
+    for part in path:
+        if isinstance(source, Mapping) and part in source:
+            source = source[part]
+        elif isinstance(source, list) and isinstance(part, int) and part < len(source):
+            source = source[part]
+        else:
+            return False
+    return True
+
+
+def _origin(path: KeyPath, sources: Sequence[Source]) -> str | None:
+    """The last source that sets ``path``, or the longest part of it (a default inside a block it sets)."""
+    for depth in range(len(path), 0, -1):
+        for label, data in reversed(sources):
+            if _contains(data, path[:depth]):
+                return label
+    return None
+
+
+def validate_config(
+    config: Mapping[str, Any], schema: Mapping[str, Any] | None = None, *, sources: Sequence[Source] = ()
+) -> dict[str, Any]:
+    """Return a copy of ``config`` with defaults filled in, or raise :class:`ConfigError` (one line).
+
+    ``sources`` are the mappings ``config`` was merged from, in order; the error then names the one its key came from.
+    """
     schema = schema if schema is not None else load_schema()
     filled = copy.deepcopy(dict(config))
-    validator = _Validator(schema)
-    errors = sorted(validator.iter_errors(filled), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
-    if errors:
-        best = jsonschema.exceptions.best_match(errors)
-        # Prefer the deepest error on the same path: it names the exact offending key.
-        raise ConfigError(_describe(best))
+    try:
+        errors = list(_Validator(schema).iter_errors(filled))
+        if errors:
+            best = jsonschema.exceptions.best_match(errors)
+            raise ConfigError(_describe(best), best.absolute_path)
+        check_references(filled)
+    except ConfigError as exc:
+        origin = _origin(exc.path, sources)
+        if origin is None:
+            raise
+        raise ConfigError(f"{origin}: {exc}", exc.path) from None
     return filled
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """One YAML config file as a mapping; a syntax error names the file and line."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}{where}: not valid YAML ({problem})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a config file must be a mapping of config keys, not {type(data).__name__}")
+    return data
+
+
+def _label(path: str | Path) -> str:
+    """``path`` relative to the working folder when it lies inside it (as the user typed it), else as given."""
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def config_sources(
+    files: Sequence[str | Path], cli_files: Sequence[str | Path] = (), cli_values: Mapping[str, Any] | None = None
+) -> list[Source]:
+    """What Snakemake merged into ``config``, in its order: the Snakefile's ``configfile``\\ s (``files`` not in
+    ``cli_files``), then ``--configfile`` files, then ``--config`` values; for :func:`validate_config`'s ``sources``."""
+    given = {Path(f).absolute() for f in cli_files}
+    ordered = [f for f in files if Path(f).absolute() not in given] + list(cli_files)
+    sources: list[Source] = [(_label(f), read_config_file(f)) for f in ordered]
+    if cli_values:
+        sources.append(("--config", cli_values))
+    return sources
 
 
 def load_config(*paths: str | Path, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Read YAML config files (later ones update earlier ones, as ``--configfile`` does) and validate them."""
-    merged: dict[str, Any] = {}
-    for p in paths:
-        data = yaml.safe_load(Path(p).read_text()) or {}
-        _deep_update(merged, data)
+    sources: list[Source] = [(_label(p), read_config_file(p)) for p in paths]
     if overrides:
-        _deep_update(merged, dict(overrides))
-    return validate_config(merged)
+        sources.append(("overrides", overrides))
+    merged: dict[str, Any] = {}
+    for _, data in sources:
+        _deep_update(merged, data)
+    return validate_config(merged, sources=sources)
+
+
+def dataset_mirrors(data: Mapping[str, Any], name: str) -> list[str]:
+    """The mirror folders of dataset ``name`` from a validated ``data`` block: its ``data.mirrors`` entry, then
+    ``<data.mirror_dir>/<name>`` (always searched)."""
+    return [*data["mirrors"].get(name, []), f"{data['mirror_dir']}/{name}"]
 
 
 def _deep_update(base: dict[str, Any], new: Mapping[str, Any]) -> None:
@@ -112,3 +345,20 @@ def _deep_update(base: dict[str, Any], new: Mapping[str, Any]) -> None:
             _deep_update(base[k], v)
         else:
             base[k] = copy.deepcopy(v)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Check the config files of a Snakemake command line; print one line and return 2 when one is invalid."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--configfile", "--configfiles", nargs="+", action="extend", default=[])
+    files = parser.parse_known_args(argv)[0].configfile
+    try:
+        load_config(DEFAULT_CONFIG, *files)
+    except ConfigError as exc:
+        print(f"fairshare: invalid config: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

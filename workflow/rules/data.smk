@@ -1,4 +1,5 @@
 # Datasets (fetch + cache) and the configured partitions.
+from fairshare.config import dataset_mirrors
 from fairshare.data.datasets import DATASETS, resolve_dataset
 
 PROCESSED = config["data"]["processed_dir"]
@@ -13,7 +14,7 @@ def dataset_name(name):
         name,
         raw_dir=d["raw_dir"],
         processed_dir=d["processed_dir"],
-        mirrors=d["mirrors"],
+        mirrors=dataset_mirrors(d, name),
         allow_download=d["allow_download"],
         fallback=d["offline_fallback"],
     )
@@ -21,6 +22,20 @@ def dataset_name(name):
 
 def dataset_file(name):
     return f"{PROCESSED}/{dataset_name(name)}.npz"
+
+
+def dataset_caches():
+    """Every cache the run uses. `rule all` lists them, so a deleted cache is rebuilt by the plain command, and
+    everything computed from it reruns (Snakemake reruns every job downstream of a job it runs)."""
+    return sorted({dataset_file(name) for name in USED_DATASETS})
+
+
+def dataset_content(name):
+    """The settings that decide a cache's content: a change rebuilds it. Torchvision datasets have none (their files
+    are checked against published MD5s), so editing where they are fetched from rebuilds nothing."""
+    keys = {"digits": ["seed"], "synthetic": ["seed", "synthetic"]}.get(name, [])
+    values = {"seed": config["seed"], "synthetic": config["data"]["synthetic"]}
+    return json.dumps({k: values[k] for k in keys}, sort_keys=True)
 
 
 rule dataset:
@@ -31,7 +46,10 @@ rule dataset:
     wildcard_constraints:
         dataset="|".join(DATASETS),
     params:
-        cfg=lambda w: cfg_json("seed", "data"),
+        content=lambda w: dataset_content(w.dataset),
+        # A params function that takes `output` is not compared for reruns (Snakemake treats it as derived from the
+        # output): the fetch settings (folders, download switch) reach the command without rebuilding on an edit.
+        cfg=lambda w, output: cfg_json("seed", "data"),
     shell:
         "fairshare data build {wildcards.dataset} --output {output} --cfg {params.cfg} > {log} 2>&1"
 
@@ -57,7 +75,7 @@ rule partitions:
 rule raw_data:
     """Every dataset the config uses, fetched and cached (the DVC `data` stage runs this target)."""
     input:
-        lambda w: sorted({dataset_file(name) for name in USED_DATASETS}),
+        lambda w: dataset_caches(),
     output:
         "data/raw/inventory.json",
     log:

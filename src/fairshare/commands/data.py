@@ -1,4 +1,5 @@
 """Commands of the data steps: build a cached dataset, draw the configured partitions."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,6 +9,7 @@ import pandas as pd
 
 from fairshare import seeding
 from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.config import dataset_mirrors
 from fairshare.data import datasets
 from fairshare.data.partition import make_partition
 from fairshare.io import write_csv, write_json
@@ -42,7 +44,7 @@ def build(args: argparse.Namespace) -> None:
     ds = datasets.build_dataset(
         args.name,
         raw_dir=data_cfg["raw_dir"],
-        mirrors=data_cfg["mirrors"],
+        mirrors=dataset_mirrors(data_cfg, args.name),
         allow_download=data_cfg["allow_download"],
         rng=seeding.generator(section(args, "seed"), "dataset"),
         synthetic=data_cfg["synthetic"],
@@ -66,7 +68,10 @@ def partitions(args: argparse.Namespace) -> None:
         write_json(output, {"dataset": ds.name, **part.to_json()})
         drawn.append((spec["name"], ds.name, part))
         for client, counts in enumerate(part.counts):
-            rows += [{"partition": spec["name"], "dataset": ds.name, "client": client, "class": c, "count": int(n)} for c, n in enumerate(counts)]
+            rows += [
+                {"partition": spec["name"], "dataset": ds.name, "client": client, "class": c, "count": int(n)}
+                for c, n in enumerate(counts)
+            ]
     write_csv(args.summary, pd.DataFrame(rows, columns=["partition", "dataset", "client", "class", "count"]))
     partition_grid(drawn, args.figure)
 

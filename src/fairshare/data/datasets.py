@@ -1,24 +1,40 @@
-"""Dataset registry with local mirrors, checksum verification and a tensor cache.
+"""Dataset registry with local mirrors, checksum verification and a verified tensor cache.
 
 Torchvision datasets (MNIST, Fashion-MNIST, EMNIST-balanced, CIFAR-10/100, SVHN) are read through
-``torchvision.datasets``. Before any download, each configured mirror folder is searched for the dataset's raw
-archive files; a file found there must match torchvision's published MD5 or it is rejected. Downloads (only when
-allowed) go to a temporary folder that is renamed into place on success, so a failure leaves nothing behind.
+``torchvision.datasets``. Their raw files are taken from ``raw_dir/<name>`` when every file there passes its check,
+else from the first mirror folder (given per dataset by the caller) holding the dataset's archives, else downloaded
+when allowed. Checks, by what was published:
+
+- MNIST, Fashion-MNIST: the MD5 of each decompressed IDX file (``CONTENT_MD5``), so Debian's re-compressed archives
+  are accepted; mirror archives may also match torchvision's archive MD5;
+- CIFAR-10/100, SVHN: torchvision's MD5 of every extracted file it reads, and of the archives in a mirror;
+- EMNIST: only its 536 MB archive has a published MD5 (checked by torchvision on download and here for a mirror
+  copy); its extracted IDX files have none, so they are checked for structure only (size matching the IDX header,
+  labels within the 47 classes): a same-size overwrite with valid labels cannot be detected.
+
+A truncated file is reported as corrupted, not missing. Fetches go to a temporary folder renamed into place only
+after every check passed, so a failure leaves nothing behind.
 
 Offline datasets: scikit-learn's bundled ``digits`` and a ``synthetic`` Gaussian task generated from a seed.
 
 Cache format (``data/processed/<name>.npz``, written atomically): ``x_train``, ``x_test`` as ``uint8`` arrays of
 shape (N, C, H, W) for images or ``float32`` (N, D) for tabular data; ``y_train``, ``y_test`` as ``int64``;
-``classes`` as a string array. ``ArrayDataset`` holds the same arrays in memory.
+``classes`` as a string array; ``digest``, the SHA-256 of those five arrays (:func:`content_digest`). Loading
+recomputes the digest, so a cache that was truncated, corrupted or replaced after it was built is refused.
+``ArrayDataset`` holds the same arrays in memory.
 """
+
 from __future__ import annotations
 
 import gzip
+import hashlib
 import shutil
 import tempfile
+import zipfile
+import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -26,7 +42,7 @@ from fairshare.io import write_npz
 
 
 class DatasetUnavailableError(RuntimeError):
-    """A dataset that cannot be found locally, cannot be downloaded, or fails its checksum."""
+    """A dataset that cannot be had here, or a file of it (raw, mirror or cache) that fails its check."""
 
 
 @dataclass(frozen=True)
@@ -49,12 +65,36 @@ class ArrayDataset:
         return tuple(self.x_train.shape[1:])
 
 
+# MD5 of the decompressed IDX files, as published with the datasets. Debian re-compresses the .gz archives, so their
+# archive checksums differ from torchvision's while the content is identical: the content is what is checked.
+CONTENT_MD5 = {
+    "train-images-idx3-ubyte": {
+        "MNIST": "6bbc9ace898e44ae57da46a324031adb",
+        "FashionMNIST": "f4a8712d7a061bf5bd6d2ca38dc4d50a",
+    },
+    "train-labels-idx1-ubyte": {
+        "MNIST": "a25bea736e30d166cdddb491f175f624",
+        "FashionMNIST": "9018921c3c673c538a1fc5bad174d6f9",
+    },
+    "t10k-images-idx3-ubyte": {
+        "MNIST": "2646ac647ad5339dbf082846283269ea",
+        "FashionMNIST": "8181f5470baa50b63fa0f6fddb340f0a",
+    },
+    "t10k-labels-idx1-ubyte": {
+        "MNIST": "27ae3e4e09519cfbb04c329615203637",
+        "FashionMNIST": "15d484375f8d13e6eb1aabb0c3f46965",
+    },
+}
+IDX_FAMILY = ("MNIST", "FashionMNIST", "EMNIST")
+
+
 @dataclass(frozen=True)
 class TorchvisionSpec:
-    """How to find one torchvision dataset's raw files and turn them into arrays."""
+    """How to find, check and read one torchvision dataset's raw files."""
 
     cls_name: str
-    how_to_get: str
+    n_classes: int
+    hint: str  # how to get it, besides a mirror folder or a download
     kwargs_train: dict
     kwargs_test: dict
 
@@ -64,7 +104,7 @@ class TorchvisionSpec:
         return getattr(tvd, self.cls_name)
 
     def archive_files(self) -> list[tuple[str, str]]:
-        """(file name, md5) of every raw archive torchvision needs, read from torchvision's own class."""
+        """(file name, md5) of every archive torchvision downloads, as a mirror folder holds them."""
         cls = self.torchvision_class()
         if self.cls_name in ("MNIST", "FashionMNIST"):
             return [(name, md5) for name, md5 in cls.resources]
@@ -73,130 +113,191 @@ class TorchvisionSpec:
         if self.cls_name in ("CIFAR10", "CIFAR100"):
             return [(cls.filename, cls.tgz_md5)]
         if self.cls_name == "SVHN":
-            return [(entry[1], entry[2]) for entry in cls.split_list.values() if entry[1] != "extra_32x32.mat"]
+            return [(entry[1], entry[2]) for split, entry in cls.split_list.items() if split != "extra"]
         raise AssertionError(self.cls_name)
+
+    def archive_folder(self, root: Path) -> Path:
+        """Where torchvision keeps the archives (and, for the IDX datasets, the extracted files)."""
+        return root / self.cls_name / "raw" if self.cls_name in IDX_FAMILY else root
+
+    def raw_files(self, root: Path) -> list[tuple[Path, str | None]]:
+        """Every file torchvision reads under ``root``, with its published MD5 (None: none was published)."""
+        cls = self.torchvision_class()
+        if self.cls_name in ("MNIST", "FashionMNIST"):
+            return [(self.archive_folder(root) / name, md5[self.cls_name]) for name, md5 in CONTENT_MD5.items()]
+        if self.cls_name == "EMNIST":
+            split = self.kwargs_train["split"]
+            return [
+                (self.archive_folder(root) / f"emnist-{split}-{part}-{kind}-ubyte", None)
+                for part in ("train", "test")
+                for kind in ("images-idx3", "labels-idx1")
+            ]
+        if self.cls_name in ("CIFAR10", "CIFAR100"):
+            listed = [*cls.train_list, *cls.test_list, [cls.meta["filename"], cls.meta["md5"]]]
+            return [(root / cls.base_folder / name, md5) for name, md5 in listed]
+        return [(root / name, md5) for name, md5 in self.archive_files()]  # SVHN reads its .mat files as they are
 
 
 TORCHVISION = {
-    "mnist": TorchvisionSpec("MNIST", "pass --allow-download (config data.allow_download: true) on a machine with internet", {"train": True}, {"train": False}),
+    "mnist": TorchvisionSpec("MNIST", 10, "", {"train": True}, {"train": False}),
     "fashion_mnist": TorchvisionSpec(
         "FashionMNIST",
-        "install Debian's package 'dataset-fashion-mnist' (apt-get install dataset-fashion-mnist), or allow downloads",
+        10,
+        "install Debian's package dataset-fashion-mnist (its default mirror folder)",
         {"train": True},
         {"train": False},
     ),
-    "emnist": TorchvisionSpec("EMNIST", "allow downloads on a machine with internet (the archive is 536 MB)", {"split": "balanced", "train": True}, {"split": "balanced", "train": False}),
-    "cifar10": TorchvisionSpec("CIFAR10", "allow downloads on a machine with internet", {"train": True}, {"train": False}),
-    "cifar100": TorchvisionSpec("CIFAR100", "allow downloads on a machine with internet", {"train": True}, {"train": False}),
-    "svhn": TorchvisionSpec("SVHN", "allow downloads on a machine with internet", {"split": "train"}, {"split": "test"}),
+    "emnist": TorchvisionSpec(
+        "EMNIST",
+        47,
+        "the archive is 536 MB",
+        {"split": "balanced", "train": True},
+        {"split": "balanced", "train": False},
+    ),
+    "cifar10": TorchvisionSpec("CIFAR10", 10, "", {"train": True}, {"train": False}),
+    "cifar100": TorchvisionSpec("CIFAR100", 100, "", {"train": True}, {"train": False}),
+    "svhn": TorchvisionSpec("SVHN", 10, "", {"split": "train"}, {"split": "test"}),
 }
 
 OFFLINE = ("digits", "synthetic")
 DATASETS: tuple[str, ...] = tuple(TORCHVISION) + OFFLINE
 
 
-def _md5_ok(path: Path, md5: str) -> bool:
-    from torchvision.datasets.utils import check_integrity
-
-    return check_integrity(str(path), md5)
-
-
-def _raw_folder(spec: TorchvisionSpec, root: Path) -> Path:
-    # MNIST-family classes keep their files in <root>/<ClassName>/raw; the others directly in <root>.
-    if spec.cls_name in ("MNIST", "FashionMNIST", "EMNIST"):
-        return root / spec.cls_name / "raw"
-    return root
+def _md5(path: Path) -> str:
+    digest = hashlib.md5()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
-def _is_present(spec: TorchvisionSpec, root: Path) -> bool:
-    cls = spec.torchvision_class()
-    try:
-        cls(str(root), download=False, **spec.kwargs_train)
-        cls(str(root), download=False, **spec.kwargs_test)
-    except (RuntimeError, FileNotFoundError, OSError):
-        return False
-    return True
+def _idx_problem(path: Path, n_classes: int) -> str | None:
+    """What is wrong with the IDX file ``path`` (size against its header, labels out of range), or None."""
+    data = path.read_bytes()
+    if not data:
+        return "it is empty"
+    if len(data) < 8 or data[:3] != b"\x00\x00\x08" or data[3] not in (1, 3):
+        return "it is not an IDX file of unsigned bytes"
+    ndim = data[3]
+    header = 4 + 4 * ndim
+    declared = header + int(np.prod([int.from_bytes(data[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim)]))
+    if len(data) != declared:
+        return f"it has {len(data)} bytes where its header declares {declared}"
+    if ndim == 1 and len(data) > header and max(data[header:]) >= n_classes:
+        return f"it holds label {max(data[header:])}, outside the {n_classes} classes"
+    return None
 
 
-# MD5 of the decompressed IDX payloads (published with the datasets). Debian re-compresses the .gz files, so
-# their archive checksums differ from torchvision's while the content is identical: accept either.
-CONTENT_MD5 = {
-    "train-images-idx3-ubyte": {"MNIST": "6bbc9ace898e44ae57da46a324031adb", "FashionMNIST": "f4a8712d7a061bf5bd6d2ca38dc4d50a"},
-    "train-labels-idx1-ubyte": {"MNIST": "a25bea736e30d166cdddb491f175f624", "FashionMNIST": "9018921c3c673c538a1fc5bad174d6f9"},
-    "t10k-images-idx3-ubyte": {"MNIST": "2646ac647ad5339dbf082846283269ea", "FashionMNIST": "8181f5470baa50b63fa0f6fddb340f0a"},
-    "t10k-labels-idx1-ubyte": {"MNIST": "27ae3e4e09519cfbb04c329615203637", "FashionMNIST": "15d484375f8d13e6eb1aabb0c3f46965"},
-}
+def _file_problem(spec: TorchvisionSpec, path: Path, md5: str | None) -> str | None:
+    """Why ``path`` fails its check (structure for IDX files, then its published MD5 where there is one), or None."""
+    if spec.cls_name in IDX_FAMILY:
+        problem = _idx_problem(path, spec.n_classes)
+        if problem:
+            return problem
+    elif path.stat().st_size == 0:
+        return "it is empty"
+    if md5 is not None and (got := _md5(path)) != md5:
+        return f"its MD5 is {got}, not the published {md5}"
+    return None
 
 
-def _copy_from_mirror(spec: TorchvisionSpec, mirror: Path, staging: Path) -> bool:
-    """Copy every archive found in ``mirror`` into ``staging`` after its MD5 check; True when all were found.
+def _checked_raw(name: str, spec: TorchvisionSpec, root: Path) -> bool:
+    """True when every raw file under ``root`` is present and passes its check, False when some are missing.
 
-    Raises DatasetUnavailableError for a file that is present but corrupted.
+    Raises DatasetUnavailableError naming the first present file that fails its check.
+    """
+    files = spec.raw_files(root)
+    present = [(path, md5) for path, md5 in files if path.is_file()]
+    for path, md5 in present:
+        if problem := _file_problem(spec, path, md5):
+            raise DatasetUnavailableError(
+                f"raw file {path} of '{name}' is corrupted ({problem}); delete {root} and rerun to fetch it again"
+            )
+    return len(present) == len(files)
+
+
+def _copy_from_mirror(name: str, spec: TorchvisionSpec, mirror: Path, staging: Path) -> bool:
+    """Copy the dataset's archives from ``mirror`` into ``staging`` and unpack them; False when some are absent.
+
+    Raises DatasetUnavailableError for a file that is present but corrupted or of another version.
     """
     files = spec.archive_files()
-    if not all((mirror / name).is_file() for name, _ in files):
+    if not all((mirror / f).is_file() for f, _ in files):
         return False
-    raw = _raw_folder(spec, staging)
-    raw.mkdir(parents=True, exist_ok=True)
-    for name, md5 in files:
-        if _md5_ok(mirror / name, md5):
-            shutil.copyfile(mirror / name, raw / name)
-            if name.endswith(".gz"):
-                from torchvision.datasets.utils import extract_archive
-
-                extract_archive(str(raw / name), str(raw), remove_finished=True)
-            continue
-        payload = name.removesuffix(".gz")
-        expected = CONTENT_MD5.get(payload, {}).get(spec.cls_name)
-        if expected is not None and name.endswith(".gz"):
+    fix = f"replace it with a good copy, or take {mirror} out of data.mirrors.{name}"
+    folder = spec.archive_folder(staging)
+    folder.mkdir(parents=True, exist_ok=True)
+    for f, md5 in files:
+        source = mirror / f
+        if spec.cls_name in ("MNIST", "FashionMNIST"):
+            # Decompress and check the content: a re-compressed archive (Debian's) is as good as the original.
+            payload = folder / f.removesuffix(".gz")
             try:
-                with gzip.open(mirror / name, "rb") as src, open(raw / payload, "wb") as dst:
+                with gzip.open(source, "rb") as src, open(payload, "wb") as dst:
                     shutil.copyfileobj(src, dst)
-            except (OSError, EOFError):
-                pass
-            if _md5_ok(raw / payload, expected):
-                continue
-        raise DatasetUnavailableError(
-            f"dataset file {mirror / name} fails its MD5 checksum (expected {md5}"
-            + (f", or {expected} for its decompressed content" if expected else "")
-            + "): the file is corrupted or a different version; replace it or remove it from the mirror folder"
-        )
+            except (OSError, EOFError, zlib.error) as exc:
+                raise DatasetUnavailableError(
+                    f"mirror file {source} is not a readable gzip archive ({exc}); {fix}"
+                ) from None
+            problem = _file_problem(spec, payload, CONTENT_MD5[payload.name][spec.cls_name])
+        else:
+            problem = None if (got := _md5(source)) == md5 else f"its MD5 is {got}, not the published {md5}"
+            shutil.copyfile(source, folder / f)
+        if problem:
+            raise DatasetUnavailableError(
+                f"mirror file {source} of '{name}' is corrupted or another version ({problem}); {fix}"
+            )
+    if spec.cls_name not in ("MNIST", "FashionMNIST", "SVHN"):
+        _unpack(spec, staging)
     return True
+
+
+def _unpack(spec: TorchvisionSpec, root: Path) -> None:
+    """Extract verified archives under ``root`` the way torchvision does after a download.
+
+    Torchvision's ``download=True`` finds each archive in place with its published MD5 ("using downloaded and verified
+    file"), so it only extracts: no network is used.
+    """
+    for kwargs in (spec.kwargs_train, spec.kwargs_test):
+        spec.torchvision_class()(str(root), download=True, **kwargs)
 
 
 def fetch_raw(name: str, raw_dir: str | Path, mirrors: Sequence[str | Path] = (), allow_download: bool = False) -> Path:
     """Make the raw files of torchvision dataset ``name`` available under ``raw_dir/name`` and return that folder.
 
-    Order: existing verified copy, then each mirror folder (MD5-checked), then download when allowed.
+    ``mirrors`` are this dataset's own mirror folders. Order: the copy in ``raw_dir`` when every file passes its
+    check, then the first mirror holding all the archives, then a download when allowed; a corrupted file anywhere
+    stops with a DatasetUnavailableError naming it.
     """
     if name not in TORCHVISION:
         raise ValueError(f"'{name}' is not a downloadable dataset; choose one of {', '.join(TORCHVISION)}")
     spec = TORCHVISION[name]
     root = Path(raw_dir) / name
-    if _is_present(spec, root):
+    if _checked_raw(name, spec, root):
         return root
-    tried = [f"{root} (no verified copy)"]
+    archives = ", ".join(f for f, _ in spec.archive_files())
+    tried = [f"{root} (no complete copy)"]
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root.parent))
     try:
-        found = False
         for mirror in map(Path, mirrors):
-            if _copy_from_mirror(spec, mirror, staging):
-                found = True
+            if _copy_from_mirror(name, spec, mirror, staging):
                 break
-            tried.append(f"{mirror} (files {', '.join(n for n, _ in spec.archive_files())} not all present)")
-        if not found:
+            tried.append(f"{mirror} (not all of {archives})")
+        else:
             if not allow_download:
-                tried.append("download (disabled: data.allow_download is false)")
+                tried.append("download (off: data.allow_download is false)")
                 raise DatasetUnavailableError(_missing_message(name, spec, tried))
             try:
-                spec.torchvision_class()(str(staging), download=True, **spec.kwargs_train)
-                spec.torchvision_class()(str(staging), download=True, **spec.kwargs_test)
+                for kwargs in (spec.kwargs_train, spec.kwargs_test):
+                    spec.torchvision_class()(str(staging), download=True, **kwargs)
             except Exception as exc:  # network errors come as URLError, RuntimeError or OSError
                 tried.append(f"download ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})")
                 raise DatasetUnavailableError(_missing_message(name, spec, tried)) from None
-        if not _is_present(spec, staging):
-            raise DatasetUnavailableError(f"dataset '{name}': files were copied but torchvision cannot read them from {staging}")
+        if not _checked_raw(name, spec, staging):
+            raise DatasetUnavailableError(
+                f"dataset '{name}': the fetched archives lack some of the files torchvision reads"
+            )
         if root.exists():
             shutil.rmtree(root)
         staging.rename(root)
@@ -207,7 +308,12 @@ def fetch_raw(name: str, raw_dir: str | Path, mirrors: Sequence[str | Path] = ()
 
 
 def _missing_message(name: str, spec: TorchvisionSpec, tried: list[str]) -> str:
-    return f"dataset '{name}' is not available; tried: {'; '.join(tried)}. To provide it: {spec.how_to_get}."
+    archives = ", ".join(f for f, _ in spec.archive_files())
+    hint = f" ({spec.hint})" if spec.hint else ""
+    return (
+        f"dataset '{name}' is not available; tried: {'; '.join(tried)}. To provide it: put {archives} in one of those "
+        f"mirror folders{hint}, or set data.allow_download: true in the config on a machine with internet"
+    )
 
 
 def _torchvision_arrays(name: str, root: Path) -> ArrayDataset:
@@ -215,7 +321,12 @@ def _torchvision_arrays(name: str, root: Path) -> ArrayDataset:
     cls = spec.torchvision_class()
     parts = []
     for kwargs in (spec.kwargs_train, spec.kwargs_test):
-        ds = cls(str(root), download=False, **kwargs)
+        try:
+            ds = cls(str(root), download=False, **kwargs)
+        except (RuntimeError, OSError, ValueError, EOFError) as exc:
+            raise DatasetUnavailableError(
+                f"torchvision cannot read '{name}' from {root} ({exc}); delete {root} and rerun"
+            ) from None
         if spec.cls_name == "SVHN":
             x, y = np.asarray(ds.data, dtype=np.uint8), np.asarray(ds.labels, dtype=np.int64)
         else:
@@ -242,12 +353,16 @@ def _digits(rng: np.random.Generator) -> ArrayDataset:
     return ArrayDataset("digits", x[tr], y[tr], x[te], y[te], tuple(str(c) for c in range(10)))
 
 
-def _synthetic(rng: np.random.Generator, n_train: int, n_test: int, n_features: int, n_classes: int, class_sep: float) -> ArrayDataset:
+def _synthetic(
+    rng: np.random.Generator, n_train: int, n_test: int, n_features: int, n_classes: int, class_sep: float
+) -> ArrayDataset:
     """Gaussian classes with random means (scaled by ``class_sep``) and unit covariance."""
     means = rng.normal(size=(n_classes, n_features)) * class_sep
     y = rng.integers(0, n_classes, size=n_train + n_test)
     x = (means[y] + rng.normal(size=(len(y), n_features))).astype(np.float32)
-    return ArrayDataset("synthetic", x[:n_train], y[:n_train], x[n_train:], y[n_train:], tuple(str(c) for c in range(n_classes)))
+    return ArrayDataset(
+        "synthetic", x[:n_train], y[:n_train], x[n_train:], y[n_train:], tuple(str(c) for c in range(n_classes))
+    )
 
 
 def build_dataset(
@@ -259,32 +374,76 @@ def build_dataset(
     rng: np.random.Generator | None = None,
     synthetic: dict | None = None,
 ) -> ArrayDataset:
-    """Build dataset ``name`` as arrays (fetching raw files for torchvision datasets)."""
+    """Build dataset ``name`` as arrays (fetching raw files for torchvision datasets from ``mirrors``, its folders)."""
     if name not in DATASETS:
         raise ValueError(f"unknown dataset '{name}'; choose one of {', '.join(DATASETS)}")
     if name == "digits":
         return _digits(rng if rng is not None else np.random.default_rng(0))
     if name == "synthetic":
-        params = {"n_train": 6000, "n_test": 2000, "n_features": 64, "n_classes": 10, "class_sep": 1.0, **(synthetic or {})}
+        params = {
+            "n_train": 6000,
+            "n_test": 2000,
+            "n_features": 64,
+            "n_classes": 10,
+            "class_sep": 1.0,
+            **(synthetic or {}),
+        }
         return _synthetic(rng if rng is not None else np.random.default_rng(0), **params)
     root = fetch_raw(name, raw_dir, mirrors, allow_download)
     return _torchvision_arrays(name, root)
 
 
+CACHE_ARRAYS = ("x_train", "y_train", "x_test", "y_test", "classes")
+
+
+def content_digest(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 over the cache's arrays (name, dtype, shape and bytes of each): what the cache's ``digest`` records."""
+    digest = hashlib.sha256()
+    for key in CACHE_ARRAYS:
+        a = np.ascontiguousarray(arrays[key])
+        digest.update(f"{key}:{a.dtype.str}:{a.shape};".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
 def save_cache(ds: ArrayDataset, path: str | Path) -> None:
-    write_npz(path, x_train=ds.x_train, y_train=ds.y_train, x_test=ds.x_test, y_test=ds.y_test, classes=np.array(ds.classes))
+    """Write ``ds`` as a cache file with its content digest (atomically)."""
+    arrays = {
+        "x_train": ds.x_train,
+        "y_train": ds.y_train,
+        "x_test": ds.x_test,
+        "y_test": ds.y_test,
+        "classes": np.array(ds.classes),
+    }
+    write_npz(path, **arrays, digest=np.array(content_digest(arrays)))
 
 
 def load_cache(path: str | Path) -> ArrayDataset:
-    """Load a cached dataset written by :func:`save_cache`."""
+    """Load a cache written by :func:`save_cache`; refuse one that is unreadable or changed since it was built."""
     path = Path(path)
     if not path.is_file():
         raise DatasetUnavailableError(f"cached dataset {path} does not exist; run `snakemake {path}` to build it")
     try:
         with np.load(path, allow_pickle=False) as z:
-            return ArrayDataset(path.stem, z["x_train"], z["y_train"], z["x_test"], z["y_test"], tuple(str(c) for c in z["classes"]))
-    except (OSError, ValueError, KeyError) as exc:
-        raise DatasetUnavailableError(f"cached dataset {path} is unreadable ({exc}); delete it and rerun the pipeline") from None
+            arrays = {key: z[key] for key in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DatasetUnavailableError(f"cached dataset {path} is unreadable ({reason}); delete it and rerun") from None
+    missing = [key for key in (*CACHE_ARRAYS, "digest") if key not in arrays]
+    if missing:
+        raise DatasetUnavailableError(
+            f"cached dataset {path} lacks {', '.join(missing)}: it was not written by this version's `fairshare data build`; delete it and rerun"
+        )
+    if str(arrays["digest"]) != content_digest(arrays):
+        raise DatasetUnavailableError(f"cached dataset {path} was changed after it was built; delete it and rerun")
+    return ArrayDataset(
+        path.stem,
+        arrays["x_train"],
+        arrays["y_train"],
+        arrays["x_test"],
+        arrays["y_test"],
+        tuple(str(c) for c in arrays["classes"]),
+    )
 
 
 def load_dataset(name: str, processed_dir: str | Path = "data/processed", **build_kwargs) -> ArrayDataset:
@@ -296,18 +455,32 @@ def load_dataset(name: str, processed_dir: str | Path = "data/processed", **buil
 
 
 def locally_available(name: str, raw_dir: str | Path, processed_dir: str | Path, mirrors: Sequence[str | Path]) -> bool:
-    """Cheap check (no checksums) whether ``name`` can be built without a download."""
+    """Cheap check (file presence, no checksums) whether ``name`` can be built here without a download.
+
+    ``mirrors`` are this dataset's own folders. A present but corrupted file counts as available: building then
+    stops with a message naming it, instead of silently using a fallback dataset.
+    """
     if name in OFFLINE or (Path(processed_dir) / f"{name}.npz").is_file():
         return True
     spec = TORCHVISION[name]
-    if _raw_folder(spec, Path(raw_dir) / name).exists() and _is_present(spec, Path(raw_dir) / name):
+    if all(path.is_file() for path, _ in spec.raw_files(Path(raw_dir) / name)):
         return True
     return any(all((Path(m) / f).is_file() for f, _ in spec.archive_files()) for m in mirrors)
 
 
-def resolve_dataset(name: str, *, raw_dir: str | Path, processed_dir: str | Path, mirrors: Sequence[str | Path],
-                    allow_download: bool, fallback: dict[str, str]) -> str:
-    """The dataset actually used for ``name``: itself, or its configured ``offline_fallback`` when unavailable."""
+def resolve_dataset(
+    name: str,
+    *,
+    raw_dir: str | Path,
+    processed_dir: str | Path,
+    mirrors: Sequence[str | Path],
+    allow_download: bool,
+    fallback: dict[str, str],
+) -> str:
+    """The dataset actually used for ``name``: itself, or its configured ``offline_fallback`` when unavailable.
+
+    ``mirrors`` are the mirror folders of ``name`` itself.
+    """
     if allow_download or name not in fallback or locally_available(name, raw_dir, processed_dir, mirrors):
         return name
     return fallback[name]
