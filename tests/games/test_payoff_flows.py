@@ -1,5 +1,6 @@
 """Payoffs, payoff flows and budgets: hand-derived games, every property on random games and on the authors' table,
 and the paper's Section 5 observations on the authors' stored MNIST values."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,9 @@ import numpy as np
 import pytest
 
 from fairshare.games import payoff_flows as pf
-from fairshare.games.payoff_flows_properties import (OHRIMENKO_PAYOFFS, PAPER_PARTIES, check_properties, paper_observations,
-                                                     quiet_allocate, random_monotone_game)
 from fairshare.games.shapley import conditional_shapley, shapley_values
+from fairshare.papers.payoff_flows.claims import OHRIMENKO_PAYOFFS, PAPER_PARTIES, paper_observations
+from fairshare.papers.payoff_flows.experiment import check_properties, quiet_allocate, random_monotone_game
 from tests.conftest import REPO
 
 FIXTURE = json.loads((REPO / "workflow" / "reference" / "payoff_mnist_5parties_v.json").read_text())
@@ -139,13 +140,16 @@ def test_non_monotone_tables_warn():
     assert len(pf.monotonicity_violations(REFERENCE)) == 5
 
 
-@pytest.mark.parametrize("v, budgets, match", [
-    ([0.0, 1.0, 1.0], None, "2\\^n"),
-    ([0.5, 1.0], None, "empty coalition"),
-    ([0.0, 1.0, 1.0, 2.0], [0.0], "one value per party"),
-    ([0.0, 1.0, 1.0, 2.0], [-1.0, 0.0], "non-negative"),
-    ([0.0, 1.0, 1.0, 2.0], [np.nan, 0.0], "non-negative"),
-])
+@pytest.mark.parametrize(
+    "v, budgets, match",
+    [
+        ([0.0, 1.0, 1.0], None, "2\\^n"),
+        ([0.5, 1.0], None, "empty coalition"),
+        ([0.0, 1.0, 1.0, 2.0], [0.0], "one value per party"),
+        ([0.0, 1.0, 1.0, 2.0], [-1.0, 0.0], "non-negative"),
+        ([0.0, 1.0, 1.0, 2.0], [np.nan, 0.0], "non-negative"),
+    ],
+)
 def test_bad_input(v, budgets, match):
     with pytest.raises(ValueError, match=match):
         pf.allocate(v, budgets)

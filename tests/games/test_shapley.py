@@ -1,4 +1,5 @@
 """Exact, conditional and Monte Carlo Shapley values on bitmask tables, against independent slow computations."""
+
 from __future__ import annotations
 
 import itertools
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from fairshare.games import shapley as sh
-from fairshare.games.payoff_flows_properties import random_monotone_game
+from fairshare.papers.payoff_flows.experiment import random_monotone_game
 from tests.conftest import REPO
 
 REFERENCE = np.array(json.loads((REPO / "workflow" / "reference" / "payoff_mnist_5parties_v.json").read_text())["v"])

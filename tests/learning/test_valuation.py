@@ -1,5 +1,6 @@
 """Coalition valuation on real data (scikit-learn digits): the optimiser, the fixed initialisation, determinism,
 coalition data modes, and the paper's Section 5 observations on a value table trained here."""
+
 from __future__ import annotations
 
 import copy
@@ -11,8 +12,9 @@ import torch
 from fairshare import seeding
 from fairshare.data.datasets import build_dataset
 from fairshare.data.partition import label_range
-from fairshare.games.payoff_flows_properties import PAPER_PARTIES, check_properties, paper_observations
 from fairshare.learning.valuation import Adam, coalition_indices, initial_model, train_and_score
+from fairshare.papers.payoff_flows.claims import PAPER_PARTIES, paper_observations
+from fairshare.papers.payoff_flows.experiment import check_properties
 
 PAPER_RANGES = [[0, 0], [1, 2], [0, 3], [3, 5], [6, 9]]
 
@@ -22,9 +24,21 @@ def digits():
     return build_dataset("digits", rng=seeding.generator(0, "dataset"))
 
 
-def _score(ds, idx, seed=0, epochs=3):
-    return train_and_score(ds.x_train, ds.y_train, ds.x_test, ds.y_test, idx, n_classes=10, epochs=epochs, batch_size=64,
-                           lr=1e-3, init_seed=seed, order_rng=np.random.default_rng(seed))
+def _score(ds, idx, seed=0, epochs=3, **kwargs):
+    kwargs.setdefault("order_rng", np.random.default_rng(seed))
+    return train_and_score(
+        ds.x_train,
+        ds.y_train,
+        ds.x_test,
+        ds.y_test,
+        idx,
+        n_classes=10,
+        epochs=epochs,
+        batch_size=64,
+        lr=1e-3,
+        init_seed=seed,
+        **kwargs,
+    )
 
 
 def test_adam_matches_torch_optim_adam():
@@ -40,6 +54,32 @@ def test_adam_matches_torch_optim_adam():
             opt.step()
     for p, q in zip(ours.parameters(), reference.parameters()):
         torch.testing.assert_close(p, q, rtol=1e-6, atol=1e-7)
+
+
+def test_adam_state_round_trip():
+    model = initial_model(6, 2, (4,), seed=0)
+    opt = Adam(model.parameters())
+    torch.nn.functional.cross_entropy(model(torch.ones(3, 6)), torch.tensor([0, 1, 1])).backward()
+    opt.step()
+    saved = opt.state_dict()
+    fresh = Adam(initial_model(6, 2, (4,), seed=0).parameters())
+    fresh.load_state_dict(saved)
+    assert fresh.t == 1 and all(torch.equal(a, b) for a, b in zip(fresh.m + fresh.v, opt.m + opt.v))
+    opt.step()  # the saved copy does not follow later steps
+    assert not torch.equal(saved["m"][0], opt.m[0])
+
+
+def test_checkpointed_training_equals_plain_training_and_resumes_a_finished_run(digits, tmp_path):
+    parties = label_range(digits.y_train, [[0, 4], [5, 9]]).client_indices
+    idx = coalition_indices(parties, 0b01)
+    plain = _score(digits, idx)
+    checkpoint, rng = tmp_path / "job.pt", np.random.default_rng(0)
+    assert _score(digits, idx, order_rng=rng, checkpoint=checkpoint, settings="s") == plain
+    assert torch.load(checkpoint, weights_only=False)["round"] == 3
+    # a rerun finds every epoch done: it trains nothing, restores the model and the order generator's state
+    again = np.random.default_rng(0)
+    assert _score(digits, idx, order_rng=again, checkpoint=checkpoint, settings="s") == plain
+    assert again.bit_generator.state == rng.bit_generator.state
 
 
 def test_one_fixed_initialisation_that_leaves_the_global_rng_alone():

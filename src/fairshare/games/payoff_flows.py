@@ -9,14 +9,14 @@ NeurIPS 2022), Sections 3-4, for a game given as a bitmask value table ``v`` (se
 - budgets (Lemma 4.1): party i scales its cost flows by lambda_i in [0, 1]; lambda* solves the linear program (P)
   (HiGHS), and i's model reward is v(i) + lambda_i (v(N) - v(i)) (Eq. 10).
 """
+
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
-from scipy.optimize import linprog
 
 from fairshare.games.shapley import conditional_shapley, membership, n_players, shapley_values
 
@@ -82,6 +82,8 @@ def budget_lambda(F: np.ndarray, budgets: Sequence[float]) -> np.ndarray:
     (ambiguity A6). Infinite budgets drop their constraint. A party with no cost gets lambda = 1 (its flows are
     zero anyway). Solved with scipy's HiGHS.
     """
+    from scipy.optimize import linprog  # here, not at the top: the coalition-valuation jobs import this package too
+
     F = np.asarray(F, dtype=float)
     n = len(F)
     b = np.asarray(budgets, dtype=float)
@@ -102,7 +104,9 @@ def budget_lambda(F: np.ndarray, budgets: Sequence[float]) -> np.ndarray:
     return lam
 
 
-def fixed_point_lambda(F: np.ndarray, budgets: Sequence[float], tol: float = 1e-12, max_iter: int = 100_000) -> np.ndarray:
+def fixed_point_lambda(
+    F: np.ndarray, budgets: Sequence[float], tol: float = 1e-12, max_iter: int = 100_000
+) -> np.ndarray:
     """The authors' iteration for lambda*: start at 1, repeatedly lower the first over-budget party to its budget.
 
     Kept as an independent cross-check of ``budget_lambda`` (both give the greatest feasible lambda when F >= 0).
@@ -132,8 +136,11 @@ def allocate(v: Sequence[float], budgets: Sequence[float] | None = None) -> Allo
     n = n_players(v)
     drops = monotonicity_violations(v)
     if len(drops):
-        warnings.warn(f"value table is not monotone ({len(drops)} drops, largest {drops.max():.3g})",
-                      NonMonotoneGameWarning, stacklevel=2)
+        warnings.warn(
+            f"value table is not monotone ({len(drops)} drops, largest {drops.max():.3g})",
+            NonMonotoneGameWarning,
+            stacklevel=2,
+        )
     F = conditional_shapley(v)
     lam = np.ones(n) if budgets is None else budget_lambda(F, budgets)
     flows = lam[:, None] * F
@@ -181,5 +188,6 @@ def rho_shapley_gap(model_value: np.ndarray, phi: np.ndarray, grand: float) -> t
 def order_conflicts(model_value: np.ndarray, phi: np.ndarray, tol: float = 1e-12) -> list[tuple[int, int]]:
     """Pairs (i, j) with phi_i < phi_j but model_i > model_j: each rules out every rho-Shapley reward vector."""
     n = len(phi)
-    return [(i, j) for i in range(n) for j in range(n)
-            if phi[i] < phi[j] - tol and model_value[i] > model_value[j] + tol]
+    return [
+        (i, j) for i in range(n) for j in range(n) if phi[i] < phi[j] - tol and model_value[i] > model_value[j] + tol
+    ]

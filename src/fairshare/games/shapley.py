@@ -13,10 +13,12 @@ Both exact routines build the n x 2^n table of marginal contributions once, so t
 O(n 2^n) (Shapley) or O(n^2 2^n) (conditional: n^2 outputs, one matrix product) time with no Python loop over
 coalitions.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from math import comb
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -101,8 +103,14 @@ def _lookup(value: ValueFunction | Sequence[float]) -> Callable[[np.ndarray], np
     return evaluate
 
 
-def _permutation_marginals(lookup: Callable[[np.ndarray], np.ndarray], players: np.ndarray, start: int, n: int,
-                           samples: int, rng: np.random.Generator) -> np.ndarray:
+def _permutation_marginals(
+    lookup: Callable[[np.ndarray], np.ndarray],
+    players: np.ndarray,
+    start: int,
+    n: int,
+    samples: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """samples x n marginal contributions of ``players`` joining coalition ``start`` in random orders (0 elsewhere)."""
     orders = rng.permuted(np.tile(players, (samples, 1)), axis=1)
     prefixes = start | np.cumsum(np.int64(1) << orders, axis=1)
@@ -119,7 +127,9 @@ def _check_samples(n: int, samples: int) -> None:
         raise ValueError("need at least two sampled permutations for a standard error")
 
 
-def monte_carlo_shapley(value: ValueFunction | Sequence[float], n: int, samples: int, rng: np.random.Generator) -> Estimate:
+def monte_carlo_shapley(
+    value: ValueFunction | Sequence[float], n: int, samples: int, rng: np.random.Generator
+) -> Estimate:
     """Permutation-sampling Shapley estimate with its standard error.
 
     ``value`` is a bitmask table or a function of one coalition bitmask (called once per distinct coalition, so an
@@ -131,8 +141,9 @@ def monte_carlo_shapley(value: ValueFunction | Sequence[float], n: int, samples:
     return Estimate(draws.mean(axis=0), draws.std(axis=0, ddof=1) / np.sqrt(samples))
 
 
-def monte_carlo_conditional_shapley(value: ValueFunction | Sequence[float], n: int, samples: int,
-                                    rng: np.random.Generator) -> Estimate:
+def monte_carlo_conditional_shapley(
+    value: ValueFunction | Sequence[float], n: int, samples: int, rng: np.random.Generator
+) -> Estimate:
     """Estimate of F[i, j] = phi_{j|i} from ``samples`` permutations of N \\ i per payer i (Remark 3.10).
 
     Each sampled row sums to v(N) - v(i) exactly (fair cost holds per sample); the diagonal is 0 with zero error.

@@ -4,15 +4,14 @@ Panels as in the paper: (a, b) first scenario (b = inf), (c, d, g) second (b = 0
 the first party). Payoff panels show incoming p_{i,+}, outgoing -p_{i,-} and the net payoff p_i; model panels show
 v(i) in front of the model reward v'_i(N); heatmaps show the flows with rows = payers and columns = payees (the
 paper's reading; the authors' plotting code has the axis labels swapped, spec ambiguity A10). Reads only the
-allocations and flows CSVs.
+allocations and flows tables; the caller saves the figure.
 """
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-
-from fairshare.io import save_figure
 
 
 def _payoff_panel(ax, sub: pd.DataFrame, title: str) -> None:
@@ -41,7 +40,9 @@ def _model_panel(ax, sub: pd.DataFrame, title: str) -> None:
 def _flow_panel(ax, matrix: np.ndarray, parties: list[str], vmax: float, title: str):
     image = ax.imshow(matrix, cmap="Blues", vmin=0, vmax=vmax, aspect="auto")
     for (i, j), value in np.ndenumerate(matrix):
-        ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize=6, color="white" if value > 0.6 * vmax else "black")
+        ax.text(
+            j, i, f"{value:.3f}", ha="center", va="center", fontsize=6, color="white" if value > 0.6 * vmax else "black"
+        )
     ax.set_xticks(range(len(parties)), parties, fontsize=7)
     ax.set_yticks(range(len(parties)), parties, fontsize=7)
     ax.set_xlabel("payee (column)", fontsize=8)
@@ -50,7 +51,7 @@ def _flow_panel(ax, matrix: np.ndarray, parties: list[str], vmax: float, title: 
     return image
 
 
-def figure2(alloc: pd.DataFrame, flows: pd.DataFrame, title: str, stem: str) -> None:
+def figure2(alloc: pd.DataFrame, flows: pd.DataFrame, title: str) -> plt.Figure:
     """Draw panels a-h from the three scenarios in ``alloc``/``flows`` (scenario order = order of appearance)."""
     scenarios = list(dict.fromkeys(alloc.scenario))
     if len(scenarios) != 3:
@@ -66,8 +67,10 @@ def figure2(alloc: pd.DataFrame, flows: pd.DataFrame, title: str, stem: str) -> 
     high = max(ax.get_ylim()[1] for ax in payoff_axes)
     for ax in payoff_axes:
         ax.set_ylim(low, high)
-    matrices = [flows[flows.scenario == s].pivot(index="payer", columns="payee", values="flow").loc[parties, parties].to_numpy()
-                for s in scenarios[1:]]
+    matrices = [
+        flows[flows.scenario == s].pivot(index="payer", columns="payee", values="flow").loc[parties, parties].to_numpy()
+        for s in scenarios[1:]
+    ]
     vmax = max(max(m.max() for m in matrices), 1e-9)  # one colour scale so (g) and (h) compare directly
     for letter, ax, scenario, matrix in zip("gh", axes.flat[6:], scenarios[1:], matrices):
         image = _flow_panel(ax, matrix, parties, vmax, f"({letter}) {scenario}: payoff flows")
@@ -78,5 +81,4 @@ def figure2(alloc: pd.DataFrame, flows: pd.DataFrame, title: str, stem: str) -> 
     handles = [h for ax in (payoff_axes[0], model_axes[0]) for h in ax.get_legend_handles_labels()[0]]
     labels = [label for ax in (payoff_axes[0], model_axes[0]) for label in ax.get_legend_handles_labels()[1]]
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
-    save_figure(fig, stem)
-    plt.close(fig)
+    return fig
