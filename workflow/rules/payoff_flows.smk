@@ -13,12 +13,7 @@ USED_DATASETS.add(PF["dataset"])
 
 def pf_valuation_cfg(wildcards):
     """Only the keys a valuation reads: editing budgets or the properties suite reruns no training."""
-    return shlex.quote(
-        json.dumps(
-            {"seed": config["seed"], "payoff_flows": {k: PF[k] for k in Valuation.KEYS}},
-            sort_keys=True,
-        )
-    )
+    return cfg_file({"seed": config["seed"], "payoff_flows": {k: PF[k] for k in Valuation.KEYS}})
 
 
 def pf_figure_title(wildcards):
