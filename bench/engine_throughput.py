@@ -9,6 +9,7 @@ each executor and client count, and last the ratio at the last client count.
 Usage: python bench/engine_throughput.py [--clients 20 120] [--device auto|cpu|cuda] [--epochs 1] [--repeats 2]
                                          [--chunk N] [--amp] [--vectorize auto|on|off]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,17 @@ def one_round(model, params, clients, settings, executor: str, device, chunk, am
     if device.type == "cuda":
         torch.cuda.synchronize()
     start = time.perf_counter()
-    local_train(model, params, clients, settings, generators=gens, executor=executor, chunk=chunk, amp=amp,
-                vectorize=vectorize if executor == "batched" else None)
+    local_train(
+        model,
+        params,
+        clients,
+        settings,
+        generators=gens,
+        executor=executor,
+        chunk=chunk,
+        amp=amp,
+        vectorize=vectorize if executor == "batched" else None,
+    )
     if device.type == "cuda":
         torch.cuda.synchronize()
     return time.perf_counter() - start
@@ -41,9 +51,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=None, help="clients stacked at once by the batched executor")
     parser.add_argument("--amp", action="store_true", help="bfloat16 autocast (CUDA only)")
-    parser.add_argument("--vectorize", choices=["auto", "on", "off"], default="auto",
-                        help="batched executor's gradient path: auto (vmap where it pays, else the plain client loop), "
-                             "on (vmap forced), off (client by client on the stacked state)")
+    parser.add_argument(
+        "--vectorize",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="batched executor's gradient path: auto (vmap where it pays, else the plain client loop), "
+        "on (vmap forced), off (client by client on the stacked state)",
+    )
     args = parser.parse_args()
     device = resolve_device(args.device)
     torch.manual_seed(0)
@@ -56,17 +70,26 @@ def main() -> None:
     ratio = float("nan")
     for k in args.clients:
         sizes = rng.integers(150, 251, size=k)
-        clients = [ClientData(torch.randn(int(n), 1, 28, 28, device=device), torch.randint(0, 10, (int(n),), device=device)) for n in sizes]
+        clients = [
+            ClientData(torch.randn(int(n), 1, 28, 28, device=device), torch.randint(0, 10, (int(n),), device=device))
+            for n in sizes
+        ]
         samples = int(sizes.sum()) * args.epochs
         for executor in ("sequential", "batched"):  # untimed: kernel selection, vmap and optimizer initialisation
             one_round(model, params, clients[:2], settings, executor, device, args.chunk, args.amp, vectorize)
         best = {"sequential": float("inf"), "batched": float("inf")}
         for _ in range(args.repeats):
             for executor in best:
-                best[executor] = min(best[executor], one_round(model, params, clients, settings, executor, device, args.chunk, args.amp, vectorize))
+                best[executor] = min(
+                    best[executor],
+                    one_round(model, params, clients, settings, executor, device, args.chunk, args.amp, vectorize),
+                )
         ratio = best["sequential"] / best["batched"]
-        print(f"{k:4d} clients on {device}{threads}: sequential {samples / best['sequential']:9.0f} client-samples/s   "
-              f"batched {samples / best['batched']:9.0f} client-samples/s   ({ratio:.2f}x)", flush=True)
+        print(
+            f"{k:4d} clients on {device}{threads}: sequential {samples / best['sequential']:9.0f} client-samples/s   "
+            f"batched {samples / best['batched']:9.0f} client-samples/s   ({ratio:.2f}x)",
+            flush=True,
+        )
     print(f"batched/sequential: {ratio:.2f}x")
 
 

@@ -1,4 +1,5 @@
 """Aequa's fair allocation: IR, Lemma 3/4 (top contributor gets a_max, Pearson 1), annealing = brute force."""
+
 from __future__ import annotations
 
 import math
@@ -6,8 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from fairshare.games.aequa_allocation import (allocation_cost, anneal, brute_force, closed_form_allocation, continuous_optimum,
-                                              normalized_contributions, snap_to_grid, width_reward_allocation)
+from fairshare.games.aequa_allocation import (
+    allocation_cost,
+    anneal,
+    brute_force,
+    closed_form_allocation,
+    continuous_optimum,
+    normalized_contributions,
+    snap_to_grid,
+    width_reward_allocation,
+)
 
 
 def _instance(rng, n, w):

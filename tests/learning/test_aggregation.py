@@ -1,4 +1,5 @@
 """Server aggregation: data-size weighting, uniform averaging, masked per-coordinate averaging of sub-networks."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,19 +8,23 @@ import torch
 
 from fairshare.learning.aggregation import masked_average, uniform_average, weighted_average
 
-
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _states(n, seed=0):
     g = torch.Generator().manual_seed(seed)
-    return [{"w": torch.randn(3, 4, generator=g), "b": torch.randn(4, generator=g), "count": torch.tensor(5 + k)} for k in range(n)]
+    return [
+        {"w": torch.randn(3, 4, generator=g), "b": torch.randn(4, generator=g), "count": torch.tensor(5 + k)}
+        for k in range(n)
+    ]
 
 
 def test_weighted_average_by_data_size():
     a = {"w": torch.tensor([1.0, 2.0])}
     b = {"w": torch.tensor([3.0, 6.0])}
-    assert torch.allclose(weighted_average([a, b], [1, 3])["w"], torch.tensor([2.5, 5.0]))  # (1*1 + 3*3) / 4, (2 + 18) / 4
+    assert torch.allclose(
+        weighted_average([a, b], [1, 3])["w"], torch.tensor([2.5, 5.0])
+    )  # (1*1 + 3*3) / 4, (2 + 18) / 4
     states, sizes = _states(4), [120, 80, 300, 7]
     out = weighted_average(states, sizes)
     expected = sum(n * s["w"].double() for n, s in zip(sizes, states)) / sum(sizes)

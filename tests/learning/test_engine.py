@@ -1,4 +1,5 @@
 """Training engine: the batched executor reproduces the sequential reference (same seeds, float tolerance)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,10 +7,16 @@ import pytest
 import torch
 from torch import nn
 
-from fairshare.learning.engine import (ClientData, TrainSettings, batch_plan, choose_executor, decayed_lr, evaluate,
-                                       local_train)
+from fairshare.learning.engine import (
+    ClientData,
+    TrainSettings,
+    batch_plan,
+    choose_executor,
+    decayed_lr,
+    evaluate,
+    local_train,
+)
 from fairshare.learning.models import build_model
-
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -25,18 +32,37 @@ def _clients(shape, sizes, n_classes=10, seed=0, masks=False):
     return out
 
 
-def _train(model, clients, settings, executor, start, chunk=None, vectorize=None, step_widths=None):
+def _train(model, clients, settings, executor, start, chunk=None, vectorize=None, step_widths=None, width_loss="sum"):
     gens = [np.random.default_rng(100 + i) for i in range(len(clients))]
-    return local_train(model, start, clients, settings, generators=gens, executor=executor, chunk=chunk, vectorize=vectorize,
-                       step_widths=step_widths)
+    return local_train(
+        model,
+        start,
+        clients,
+        settings,
+        generators=gens,
+        executor=executor,
+        chunk=chunk,
+        vectorize=vectorize,
+        step_widths=step_widths,
+        width_loss=width_loss,
+    )
 
 
-def _assert_agree(model, clients, settings, atol=2e-5, step_widths=None):
+def _assert_agree(model, clients, settings, atol=2e-5, step_widths=None, width_loss="sum"):
     """Sequential reference vs the batched executor in both modes (vmapped, client by client)."""
     start = {k: v.clone() for k, v in model.state_dict().items()}
-    seq = _train(model, clients, settings, "sequential", start, step_widths=step_widths)
+    seq = _train(model, clients, settings, "sequential", start, step_widths=step_widths, width_loss=width_loss)
     for vectorize in (True, False):
-        bat = _train(model, clients, settings, "batched", start, vectorize=vectorize, step_widths=step_widths)
+        bat = _train(
+            model,
+            clients,
+            settings,
+            "batched",
+            start,
+            vectorize=vectorize,
+            step_widths=step_widths,
+            width_loss=width_loss,
+        )
         assert len(seq) == len(bat) == len(clients)
         for s, b in zip(seq, bat):
             assert set(s) == set(b) == set(start)
@@ -52,12 +78,15 @@ SIZES = [23, 17, 31]
 SETTINGS = TrainSettings(epochs=2, batch_size=8, lr=0.05, momentum=0.9, weight_decay=1e-3)
 
 
-@pytest.mark.parametrize("name, shape, options, mask_fill", [
-    ("mnist_cnn", (1, 12, 12), {}, None),
-    ("mnist_cnn", (1, 12, 12), {"faithful": True}, 0.0),  # the authors' double softmax and absent-class masking
-    ("small_cnn", (1, 8, 8), {}, None),
-    ("mlp", (20,), {"hidden": (16,)}, None),
-])
+@pytest.mark.parametrize(
+    "name, shape, options, mask_fill",
+    [
+        ("mnist_cnn", (1, 12, 12), {}, None),
+        ("mnist_cnn", (1, 12, 12), {"faithful": True}, 0.0),  # the authors' double softmax and absent-class masking
+        ("small_cnn", (1, 8, 8), {}, None),
+        ("mlp", (20,), {"hidden": (16,)}, None),
+    ],
+)
 def test_batched_matches_sequential(name, shape, options, mask_fill):
     torch.manual_seed(1)
     model = build_model(name, shape, 10, **options)
@@ -71,7 +100,9 @@ def test_batched_matches_sequential_on_a_resnet(track):
     running statistics, per-client running means and variances."""
     torch.manual_seed(2)
     model = build_model("preact_resnet18", (3, 16, 16), 10, width=2, track_running_stats=track)
-    _, seq, _ = _assert_agree(model, _clients((3, 16, 16), [15, 10], seed=3), TrainSettings(1, 4, 0.05, 0.9, 1e-3), atol=1e-4)
+    _, seq, _ = _assert_agree(
+        model, _clients((3, 16, 16), [15, 10], seed=3), TrainSettings(1, 4, 0.05, 0.9, 1e-3), atol=1e-4
+    )
     if track:
         assert not torch.equal(seq[0]["bn.running_mean"], seq[1]["bn.running_mean"])
 
@@ -83,8 +114,9 @@ def test_slimmable_width_and_unused_parameters():
 
     torch.manual_seed(4)
     model = set_width(SlimmableCNN((1, 8, 8), 10, convs=2, widths=(0.25, 0.5, 1.0)), 0.5)
-    start, seq, bat = _assert_agree(model, _clients((1, 8, 8), [16, 24], seed=5),
-                                    TrainSettings(1, 8, 0.05, 0.9, 1e-2, drop_last=True))
+    start, seq, bat = _assert_agree(
+        model, _clients((1, 8, 8), [16, 24], seed=5), TrainSettings(1, 8, 0.05, 0.9, 1e-2, drop_last=True)
+    )
     for states in (seq, bat):
         assert not torch.equal(states[0]["norms.0.bn.1.weight"], start["norms.0.bn.1.weight"])
         assert torch.equal(states[0]["norms.0.bn.0.weight"], start["norms.0.bn.0.weight"])
@@ -103,7 +135,9 @@ def test_results_do_not_depend_on_chunking_or_client_order():
     parts = _train(model, clients, settings, "batched", start, chunk=3)
     assert all(torch.equal(a[k], b[k]) for a, b in zip(whole, parts) for k in a)
     # client 1 alone, with its own generator, gets the same result as inside the cohort
-    alone = local_train(model, start, [clients[1]], settings, generators=[np.random.default_rng(101)], executor="batched")
+    alone = local_train(
+        model, start, [clients[1]], settings, generators=[np.random.default_rng(101)], executor="batched"
+    )
     assert all(torch.allclose(alone[0][k], whole[1][k], atol=1e-6) for k in alone[0])
 
 
@@ -135,10 +169,20 @@ def test_batch_plan_and_argument_checks():
     plan = batch_plan(10, settings, np.random.default_rng(0))
     assert [len(b) for b in plan] == [4, 4, 2, 4, 4, 2]
     assert sorted(np.concatenate(plan[:3])) == list(range(10))  # each epoch is a permutation
-    assert [len(b) for b in batch_plan(10, TrainSettings(1, 4, 0.1, drop_last=True), np.random.default_rng(0))] == [4, 4]
+    assert [len(b) for b in batch_plan(10, TrainSettings(1, 4, 0.1, drop_last=True), np.random.default_rng(0))] == [
+        4,
+        4,
+    ]
     model = build_model("mlp", (4,), 2)
     with pytest.raises(ValueError, match="executor"):
-        local_train(model, model.state_dict(), _clients((4,), [4]), settings, generators=[np.random.default_rng(0)], executor="fast")
+        local_train(
+            model,
+            model.state_dict(),
+            _clients((4,), [4]),
+            settings,
+            generators=[np.random.default_rng(0)],
+            executor="fast",
+        )
     with pytest.raises(ValueError, match="Generator"):
         local_train(model, model.state_dict(), _clients((4,), [4]), settings, generators=[])
 
@@ -151,15 +195,21 @@ def test_decayed_lr_inert_quirk():
 def test_evaluate_counts_correct_predictions():
     model = build_model("mlp", (2,), 2, hidden=())
     params = {"net.1.weight": torch.tensor([[1.0, 0.0], [0.0, 1.0]]), "net.1.bias": torch.zeros(2)}
-    acc, loss = evaluate(model, params, torch.tensor([[2.0, 0.0], [0.0, 2.0], [1.0, 3.0]]), torch.tensor([0, 1, 0]), batch_size=2)
+    acc, loss = evaluate(
+        model, params, torch.tensor([[2.0, 0.0], [0.0, 2.0], [1.0, 3.0]]), torch.tensor([0, 1, 0]), batch_size=2
+    )
     assert acc == pytest.approx(2 / 3)
-    expected = torch.nn.functional.cross_entropy(torch.tensor([[2.0, 0.0], [0.0, 2.0], [1.0, 3.0]]), torch.tensor([0, 1, 0]))
+    expected = torch.nn.functional.cross_entropy(
+        torch.tensor([[2.0, 0.0], [0.0, 2.0], [1.0, 3.0]]), torch.tensor([0, 1, 0])
+    )
     assert loss == pytest.approx(float(expected), rel=1e-5)
 
 
-def test_per_step_widths_agree_between_executors():
-    """Aequa-style steps (full width + one width sampled per client and step, summed losses) on a slimmable CNN with
-    switchable batch norm: the executors agree, and a width's batch-norm copy moves only for clients that used it."""
+@pytest.mark.parametrize("width_loss", ["sum", "mean"])
+def test_per_step_widths_agree_between_executors(width_loss):
+    """Aequa-style steps (full width + one width sampled per client and step, summed or averaged losses) on a slimmable
+    CNN with switchable batch norm: the executors agree, and a width's batch-norm copy moves only for clients that
+    used it."""
     from fairshare.learning.slimmable import SlimmableCNN, set_width
 
     grid = (0.25, 0.5, 1.0)
@@ -169,9 +219,41 @@ def test_per_step_widths_agree_between_executors():
     sampled = np.random.default_rng(8).choice([0.25, 0.5], size=(3, 3))  # widths 0.25/0.5 per (client, step)
     sampled[2, 0] = 0.25  # client 2 (one step) never trains width 0.5
     widths = lambda i, t: [1.0, float(sampled[i, t])]  # noqa: E731
-    start, _, bat = _assert_agree(model, clients, TrainSettings(1, 8, 0.05, 0.9, 1e-2, drop_last=True), step_widths=widths)
+    start, _, bat = _assert_agree(
+        model, clients, TrainSettings(1, 8, 0.05, 0.9, 1e-2, drop_last=True), step_widths=widths, width_loss=width_loss
+    )
     assert all(m.width == 1.0 for m in model.modules() if hasattr(type(m), "width"))  # widths restored
     runs = {"batched": bat}
     client2 = runs["batched"][2]
     assert not torch.equal(client2["norms.0.bn.0.weight"], start["norms.0.bn.0.weight"])  # width 0.25: trained
     assert torch.equal(client2["norms.0.bn.1.weight"], start["norms.0.bn.1.weight"])  # width 0.5: never used
+
+
+@pytest.mark.parametrize("momentum, weight_decay", [(0.0, 0.0), (0.9, 0.0), (0.9, 1e-3)])
+def test_sequential_executor_is_torch_sgd_bit_for_bit(momentum, weight_decay):
+    """The sequential executor's written-out SGD step gives exactly torch.optim.SGD's parameters."""
+    torch.manual_seed(5)
+    model = build_model("small_cnn", (1, 8, 8), 10)
+    clients = _clients((1, 8, 8), [21, 13], seed=9)
+    settings = TrainSettings(2, 8, 0.05, momentum, weight_decay)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    ours = _train(model, clients, settings, "sequential", start)
+    for client, i, state in zip(clients, range(2), ours):
+        model.load_state_dict(start)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=momentum, weight_decay=weight_decay)
+        for idx in batch_plan(len(client), settings, np.random.default_rng(100 + i)):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(client.x[idx]), client.y[idx]).backward()
+            opt.step()
+        assert all(torch.equal(state[k], v) for k, v in model.state_dict().items())
+
+
+def test_step_count_is_the_number_of_planned_batches():
+    from fairshare.learning.engine import step_count
+
+    for n, settings in (
+        (10, TrainSettings(2, 4, 0.1)),
+        (12, TrainSettings(1, 4, 0.1)),
+        (10, TrainSettings(3, 4, 0.1, drop_last=True)),
+    ):
+        assert step_count(n, settings) == len(batch_plan(n, settings, np.random.default_rng(0)))

@@ -1,11 +1,11 @@
 """Model registry: every architecture builds for its input shape, sizes match the specs, quirks behave as documented."""
+
 from __future__ import annotations
 
 import pytest
 import torch
 
 from fairshare.learning.models import MODELS, build_model
-
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -42,7 +42,9 @@ def test_parameter_counts_match_the_specs():
     assert n_params(build_model("mnist_cnn", (1, 28, 28), 10)) == 1_630_090  # FedFairMMFL spec §2.5: 1.63 M
     assert round(n_params(build_model("preact_resnet18", (3, 32, 32), 10)) / 1e6, 2) == 11.17  # spec §2.5: 11.17 M
     assert n_params(build_model("mlp", (1, 28, 28), 10)) == 784 * 64 + 64 + 64 * 64 + 64 + 64 * 10 + 10  # payoff §3.1
-    assert build_model("emnist_cnn", (1, 28, 28), 47).fc2.out_features == 47  # EMNIST balanced: the same CNN, 47 outputs
+    assert (
+        build_model("emnist_cnn", (1, 28, 28), 47).fc2.out_features == 47
+    )  # EMNIST balanced: the same CNN, 47 outputs
 
 
 def test_faithful_mnist_cnn_outputs_probabilities_and_corrected_outputs_logits():
@@ -91,4 +93,7 @@ def test_registry_errors_and_ignored_options():
     with pytest.raises(ValueError, match="vocab_size"):
         build_model("aequa_lstm", (7,), 5)
     # options another model of the same task list needs are ignored
-    assert n_params(build_model("mlp", (4,), 2, hidden=(3,), faithful=True, track_running_stats=False)) == 4 * 3 + 3 + 3 * 2 + 2
+    assert (
+        n_params(build_model("mlp", (4,), 2, hidden=(3,), faithful=True, track_running_stats=False))
+        == 4 * 3 + 3 + 3 * 2 + 2
+    )

@@ -1,4 +1,5 @@
 """Slimmable layers: nested sub-networks, switchable batch norm, and both executors on a slimmable CNN."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,7 +51,9 @@ def test_executors_agree_on_a_slimmable_cnn_with_switchable_bn():
     model = set_width(SlimmableCNN((1, 8, 8), 10, convs=2, widths=WIDTHS), 0.5)
     start = {k: v.clone() for k, v in model.state_dict().items()}
     g = torch.Generator().manual_seed(1)
-    clients = [ClientData(torch.randn(n, 1, 8, 8, generator=g), torch.randint(0, 10, (n,), generator=g)) for n in (24, 16)]
+    clients = [
+        ClientData(torch.randn(n, 1, 8, 8, generator=g), torch.randint(0, 10, (n,), generator=g)) for n in (24, 16)
+    ]
     settings = TrainSettings(epochs=1, batch_size=8, lr=0.05, momentum=0.9, drop_last=True)
     gens = lambda: [np.random.default_rng(i) for i in range(2)]  # noqa: E731
     seq = local_train(model, start, clients, settings, generators=gens(), executor="sequential")
@@ -78,7 +81,9 @@ def test_registry_builds_aequa_models_and_subnetwork_state_keeps_width():
     model = set_width(build_model("aequa_cnn2", (3, 16, 16), 10, widths=WIDTHS), 0.5)
     subnetwork_state(model, 0.25)
     assert all(getattr(m, "width", 0.5) == 0.5 for m in model.modules())  # slicing does not switch the model
-    assert build_model("aequa_lstm", (7,), 5, vocab_size=30, embed_dim=4, hidden=6)(torch.randint(0, 30, (2, 7))).shape == (2, 5)
+    assert build_model("aequa_lstm", (7,), 5, vocab_size=30, embed_dim=4, hidden=6)(
+        torch.randint(0, 30, (2, 7))
+    ).shape == (2, 5)
 
 
 def test_width_one_equals_the_plain_layers():
@@ -112,14 +117,20 @@ def test_lstm_width_p_equals_torch_lstm_built_from_the_nested_gate_slices(p):
     h = units(p, 6)
     sub = subnetwork_state(slim, p)
     ref = nn.LSTM(5, h, batch_first=True)
-    ref.load_state_dict({"weight_ih_l0": sub["weight_ih"], "weight_hh_l0": sub["weight_hh"], "bias_ih_l0": sub["bias"],
-                         "bias_hh_l0": torch.zeros(4 * h)})
+    ref.load_state_dict(
+        {
+            "weight_ih_l0": sub["weight_ih"],
+            "weight_hh_l0": sub["weight_hh"],
+            "bias_ih_l0": sub["bias"],
+            "bias_hh_l0": torch.zeros(4 * h),
+        }
+    )
     x = torch.randn(3, 4, 5)
     out, _ = ref(x)
     assert torch.allclose(set_width(slim, p)(x), out[:, -1], atol=1e-6)
     # the sliced gate rows are the first h rows of each of the four gate blocks of the full matrix
     for g in range(4):
-        assert torch.equal(sub["weight_ih"][g * h:(g + 1) * h], slim.weight_ih[g * 6:g * 6 + h])
+        assert torch.equal(sub["weight_ih"][g * h : (g + 1) * h], slim.weight_ih[g * 6 : g * 6 + h])
 
 
 def _models():

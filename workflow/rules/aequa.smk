@@ -5,6 +5,7 @@ AEQUA = config["aequa"]
 USED_DATASETS.update(AEQUA["datasets"])
 AEQUA_SCHEMES = {p["name"]: p["scheme"] for p in AEQUA["partitions"]}
 AEQUA_EXT_SEEDS = AEQUA.get("extension_seeds", AEQUA["seeds"])  # participation rate, training-time rewards, scale
+AEQUA_LOGS = "logs/aequa"
 
 
 def aequa_methods(partition):
@@ -14,69 +15,108 @@ def aequa_methods(partition):
 
 # Keys that only select jobs, shape tables or configure the extensions: left out of a training job's --cfg, so
 # editing them reruns no training (Snakemake's params rerun trigger).
-AEQUA_NON_TRAINING_KEYS = ("datasets", "seeds", "extension_seeds", "methods", "table_partitions", "table9_datasets", "curve_partition", "claims",
-                           "participation", "training_time", "scale")
+AEQUA_NON_TRAINING_KEYS = (
+    "datasets",
+    "seeds",
+    "extension_seeds",
+    "methods",
+    "table_partitions",
+    "table9_datasets",
+    "curve_partition",
+    "claims",
+    "participation",
+    "training_time",
+    "scale",
+)
 
 
 def aequa_job_cfg(*extensions, partition=None):
     """--cfg of one training job: seed, device and the aequa keys training reads (plus the named extension blocks).
-    With ``partition``, only that partition's entry is passed, so editing another partition reruns none of its jobs."""
+    With ``partition``, only that partition's entry is passed, so editing another partition reruns none of its jobs.
+    """
     keep = {k: v for k, v in AEQUA.items() if k not in AEQUA_NON_TRAINING_KEYS or k in extensions}
     if partition is not None:
         keep["partitions"] = [p for p in AEQUA["partitions"] if p["name"] == partition]
-    return shlex.quote(json.dumps({"seed": config["seed"], "device": config["device"], "aequa": keep}, sort_keys=True))
+    return cfg_file({"seed": config["seed"], "device": config["device"], "aequa": keep})
 
 
-AEQUA_RUNS = [f"results/aequa/runs/{d}/{p}/{m}/seed{s}.json" for d in AEQUA["datasets"] for p in AEQUA_SCHEMES
-              for m in aequa_methods(p) for s in range(AEQUA["seeds"])]
-AEQUA_TABLES = [f"results/aequa/{t}.{x}" for t in ("table1", "table2", "table7", "table8", "table9") for x in ("csv", "md")]
+AEQUA_RUNS = [
+    f"results/aequa/runs/{d}/{p}/{m}/seed{s}.json"
+    for d in AEQUA["datasets"]
+    for p in AEQUA_SCHEMES
+    for m in aequa_methods(p)
+    for s in range(AEQUA["seeds"])
+]
+AEQUA_TABLES = ("table1", "table2", "table7", "table8", "table9")
 
 
 rule aequa_run:
+    """Train one method on one setting, checkpointing every round."""
     input:
         data=lambda w: dataset_file(w.dataset),
-        standalone=lambda w: [] if w.method == "standalone" else f"results/aequa/runs/{w.dataset}/{w.partition}/standalone/seed{w.seed}.json",
+        standalone=lambda w: (
+            []
+            if w.method == "standalone"
+            else f"results/aequa/runs/{w.dataset}/{w.partition}/standalone/seed{w.seed}.json"
+        ),
     output:
         "results/aequa/runs/{dataset}/{partition}/{method}/seed{seed}.json",
+    log:
+        f"{AEQUA_LOGS}/runs/{{dataset}}/{{partition}}/{{method}}/seed{{seed}}.log",
     wildcard_constraints:
         dataset="[A-Za-z0-9_]+",
         partition="[A-Za-z0-9_.]+",
         method="standalone|fedavg_ft|cgsv|iafl|aequa|aequa_pmin",
         seed=r"\d+",
+    resources:
+        gpu=GPU,
     params:
         cfg=lambda w: aequa_job_cfg(partition=w.partition),
         standalone=lambda w, input: f"--standalone {input.standalone}" if input.standalone else "",
-    resources:
-        gpu=GPU,
+        checkpoint=lambda w: f"{CHECKPOINTS}/aequa/runs/{w.dataset}/{w.partition}/{w.method}/seed{w.seed}.pt",
     shell:
         "fairshare aequa run --dataset {wildcards.dataset} --dataset-file {input.data} --partition {wildcards.partition}"
-        " --method {wildcards.method} --seed-index {wildcards.seed} {params.standalone} --output {output} --cfg {params.cfg}"
+        " --method {wildcards.method} --seed-index {wildcards.seed} {params.standalone} --output {output}"
+        " --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_summarize:
+    """Tidy metrics, Tables 1, 2, 7, 8, 9 and the claims."""
     input:
         AEQUA_RUNS,
     output:
-        "results/aequa/summary.csv",
-        "results/aequa/per_client.csv",
-        "results/aequa/width_curves.csv",
-        "results/aequa/claims.csv",
-        AEQUA_TABLES,
+        **{f"{t}_{x}": f"results/aequa/{t}.{x}" for t in AEQUA_TABLES for x in ("csv", "md")},
+        summary="results/aequa/summary.csv",
+        per_client="results/aequa/per_client.csv",
+        curves="results/aequa/width_curves.csv",
+        claims="results/aequa/claims.csv",
+    log:
+        f"{AEQUA_LOGS}/summarize.log",
     params:
         cfg=lambda w: cfg_json("seed", "aequa"),
+        tables=lambda w, output: " ".join(f"--{t} {output[f'{t}_csv']} {output[f'{t}_md']}" for t in AEQUA_TABLES),
     shell:
-        "fairshare aequa summarize {input} --outdir results/aequa --cfg {params.cfg}"
+        "fairshare aequa summarize {input} --summary {output.summary} --per-client {output.per_client}"
+        " --curves {output.curves} --claims {output.claims} {params.tables} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_figures:
+    """Accuracy vs width (Figs 1 and 6) and reward vs contribution."""
     input:
         summary="results/aequa/summary.csv",
         per_client="results/aequa/per_client.csv",
         curves="results/aequa/width_curves.csv",
     output:
-        [f"figures/aequa/{n}.{x}" for n in ("accuracy_vs_width", "reward_vs_contribution") for x in ("png", "pdf")],
+        width_png="figures/aequa/accuracy_vs_width.png",
+        width_pdf="figures/aequa/accuracy_vs_width.pdf",
+        scatter_png="figures/aequa/reward_vs_contribution.png",
+        scatter_pdf="figures/aequa/reward_vs_contribution.pdf",
+    log:
+        f"{AEQUA_LOGS}/figures.log",
     params:
         cfg=lambda w: cfg_json("seed", "aequa"),
+        width=lambda w, output: output.width_png[:-4],
+        scatter=lambda w, output: output.scatter_png[:-4],
     shell:
         "fairshare aequa figures --summary {input.summary} --per-client {input.per_client} --curves {input.curves}"
-        " --outdir figures/aequa --cfg {params.cfg}"
+        " --width-figure {params.width} --scatter-figure {params.scatter} --cfg {params.cfg} > {log} 2>&1"

@@ -5,77 +5,111 @@ AEQUA_PART = AEQUA["participation"]
 AEQUA_TT = AEQUA["training_time"]
 USED_DATASETS.update(AEQUA_PART["datasets"], AEQUA_TT["datasets"])
 
-AEQUA_PART_RUNS = [f"results/aequa/participation/{d}/{m}/seed{s}.json" for d in AEQUA_PART["datasets"]
-                   for m in AEQUA_PART["methods"] for s in range(AEQUA_EXT_SEEDS)]
-AEQUA_TT_RUNS = [f"results/aequa/training_time/{d}/{p}/{m}/seed{s}.json" for d in AEQUA_TT["datasets"]
-                 for p in AEQUA_TT["partitions"].values() for m in AEQUA_TT["methods"] for s in range(AEQUA_EXT_SEEDS)]
+AEQUA_PART_RUNS = [
+    f"results/aequa/participation/{d}/{m}/seed{s}.json"
+    for d in AEQUA_PART["datasets"]
+    for m in AEQUA_PART["methods"]
+    for s in range(AEQUA_EXT_SEEDS)
+]
+AEQUA_TT_RUNS = [
+    f"results/aequa/training_time/{d}/{p}/{m}/seed{s}.json"
+    for d in AEQUA_TT["datasets"]
+    for p in AEQUA_TT["partitions"].values()
+    for m in AEQUA_TT["methods"]
+    for s in range(AEQUA_EXT_SEEDS)
+]
 
 
 rule aequa_participation_run:
+    """Train one method with Bernoulli participation, checkpointing every round."""
     input:
         data=lambda w: dataset_file(w.dataset),
     output:
         "results/aequa/participation/{dataset}/{method}/seed{seed}.json",
+    log:
+        f"{AEQUA_LOGS}/participation/{{dataset}}/{{method}}/seed{{seed}}.log",
     wildcard_constraints:
         dataset="[A-Za-z0-9_]+",
         method="fedavg_ft|cgsv|iafl|aequa",
         seed=r"\d+",
-    params:
-        cfg=lambda w: aequa_job_cfg("participation", partition=AEQUA_PART["partition"]),
     resources:
         gpu=GPU,
+    params:
+        cfg=lambda w: aequa_job_cfg("participation", partition=AEQUA_PART["partition"]),
+        checkpoint=lambda w: f"{CHECKPOINTS}/aequa/participation/{w.dataset}/{w.method}/seed{w.seed}.pt",
     shell:
         "fairshare aequa-ext participation --dataset {wildcards.dataset} --dataset-file {input.data} --method {wildcards.method}"
-        " --seed-index {wildcards.seed} --output {output} --cfg {params.cfg}"
+        " --seed-index {wildcards.seed} --output {output} --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_participation_summary:
+    """Table 3, its claims and Figure 2."""
     input:
         AEQUA_PART_RUNS,
     output:
-        "results/aequa/table3.csv",
-        "results/aequa/table3.md",
-        "results/aequa/participation_per_client.csv",
-        "results/aequa/participation_claims.csv",
-        "figures/aequa/fig2_participation.png",
-        "figures/aequa/fig2_participation.pdf",
+        table_csv="results/aequa/table3.csv",
+        table_md="results/aequa/table3.md",
+        per_client="results/aequa/participation_per_client.csv",
+        claims="results/aequa/participation_claims.csv",
+        png="figures/aequa/fig2_participation.png",
+        pdf="figures/aequa/fig2_participation.pdf",
+    log:
+        f"{AEQUA_LOGS}/participation_summary.log",
     params:
         cfg=lambda w: cfg_json("seed", "aequa"),
+        stem=lambda w, output: output.png[:-4],
     shell:
-        "fairshare aequa-ext participation-summary {input} --outdir results/aequa --figure figures/aequa/fig2_participation --cfg {params.cfg}"
+        "fairshare aequa-ext participation-summary {input} --table {output.table_csv} {output.table_md}"
+        " --per-client {output.per_client} --claims {output.claims} --figure {params.stem} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_training_time_run:
+    """Train one method with per-round evaluation of its rewards, checkpointing every round."""
     input:
         data=lambda w: dataset_file(w.dataset),
         standalone="results/aequa/runs/{dataset}/{partition}/standalone/seed{seed}.json",
     output:
         "results/aequa/training_time/{dataset}/{partition}/{method}/seed{seed}.json",
+    log:
+        f"{AEQUA_LOGS}/training_time/{{dataset}}/{{partition}}/{{method}}/seed{{seed}}.log",
     wildcard_constraints:
         dataset="[A-Za-z0-9_]+",
         partition="[A-Za-z0-9_.]+",
         method="fedavg_ft|cgsv|iafl|aequa|aequa_cgsv|aequa_shapfed",
         seed=r"\d+",
-    params:
-        cfg=lambda w: aequa_job_cfg("training_time", partition=w.partition),
     resources:
         gpu=GPU,
+    params:
+        cfg=lambda w: aequa_job_cfg("training_time", partition=w.partition),
+        checkpoint=lambda w: f"{CHECKPOINTS}/aequa/training_time/{w.dataset}/{w.partition}/{w.method}/seed{w.seed}.pt",
     shell:
         "fairshare aequa-ext training-time --dataset {wildcards.dataset} --dataset-file {input.data} --partition {wildcards.partition}"
-        " --method {wildcards.method} --seed-index {wildcards.seed} --standalone {input.standalone} --output {output} --cfg {params.cfg}"
+        " --method {wildcards.method} --seed-index {wildcards.seed} --standalone {input.standalone} --output {output}"
+        " --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_training_time_summary:
+    """Per-round metrics, claims and Figures 3-4."""
     input:
         AEQUA_TT_RUNS,
     output:
-        "results/aequa/training_time_rounds.csv",
-        "results/aequa/training_time_claims.csv",
-        [f"figures/aequa/{fig}_training_time.{x}" for fig in ("fig3", "fig4") for x in ("png", "pdf")],
+        **{
+            f"{fig}_{x}": f"figures/aequa/{fig}_training_time.{x}"
+            for fig in AEQUA_TT["partitions"]
+            for x in ("png", "pdf")
+        },
+        rounds="results/aequa/training_time_rounds.csv",
+        claims="results/aequa/training_time_claims.csv",
+    log:
+        f"{AEQUA_LOGS}/training_time_summary.log",
     params:
         cfg=lambda w: cfg_json("seed", "aequa"),
+        figures=lambda w, output: " ".join(
+            f"--figure {p} {output[f'{fig}_png'][:-4]}" for fig, p in AEQUA_TT["partitions"].items()
+        ),
     shell:
-        "fairshare aequa-ext training-time-summary {input} --outdir results/aequa --figures figures/aequa --cfg {params.cfg}"
+        "fairshare aequa-ext training-time-summary {input} --rounds {output.rounds} --claims {output.claims}"
+        " {params.figures} --cfg {params.cfg} > {log} 2>&1"
 
 
 # FEMNIST at scale (Sec. 6.6: Table 4, Fig. 5, per-round overhead). FEMNIST (LEAF writers) needs a download and
@@ -85,13 +119,16 @@ if AEQUA_SCALE["dataset"] == "femnist":
     SCALE_DATA, SCALE_WRITERS = f"{PROCESSED}/femnist.npz", f"{PROCESSED}/femnist_writers.npz"
 
     rule aequa_femnist_data:
+        """Cache LEAF's preprocessed FEMNIST and its writer ids."""
         output:
             data=SCALE_DATA,
             writers=SCALE_WRITERS,
+        log:
+            f"{AEQUA_LOGS}/femnist_data.log",
         params:
             leaf=AEQUA_SCALE["femnist_leaf_dir"],
         shell:
-            "fairshare aequa-ext femnist-data --leaf-dir {params.leaf} --output {output.data} --writers {output.writers}"
+            "fairshare aequa-ext femnist-data --leaf-dir {params.leaf} --output {output.data} --writers {output.writers} > {log} 2>&1"
 
 else:
     USED_DATASETS.add(AEQUA_SCALE["dataset"])
@@ -108,52 +145,71 @@ def scale_inputs(wildcards):
 
 
 rule aequa_scale_run:
+    """Train one method of the scale experiment, checkpointing every round."""
     input:
         unpack(scale_inputs),
     output:
         "results/aequa/scale/{method}/seed{seed}.json",
+    log:
+        f"{AEQUA_LOGS}/scale/{{method}}/seed{{seed}}.log",
     wildcard_constraints:
         method="standalone|fedavg_ft|aequa",
         seed=r"\d+",
+    resources:
+        gpu=GPU,
     params:
+        dataset=AEQUA_SCALE["dataset"],
         cfg=lambda w: aequa_job_cfg("scale"),
         writers=lambda w, input: f"--writers {input.writers}" if "writers" in input.keys() else "",
         standalone=lambda w, input: f"--standalone {input.standalone}" if "standalone" in input.keys() else "",
-    resources:
-        gpu=GPU,
+        checkpoint=lambda w: f"{CHECKPOINTS}/aequa/scale/{w.method}/seed{w.seed}.pt",
     shell:
-        "fairshare aequa-ext scale --dataset {AEQUA_SCALE[dataset]} --dataset-file {input.data} {params.writers} --method {wildcards.method}"
-        " --seed-index {wildcards.seed} {params.standalone} --output {output} --cfg {params.cfg}"
+        "fairshare aequa-ext scale --dataset {params.dataset} --dataset-file {input.data} {params.writers}"
+        " --method {wildcards.method} --seed-index {wildcards.seed} {params.standalone} --output {output}"
+        " --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_scale_overhead:
+    """Seconds per round of FedAvg and Aequa, timed alternately in one process."""
     input:
         unpack(scale_inputs),
     output:
         "results/aequa/scale/overhead.csv",
-    params:
-        cfg=lambda w: aequa_job_cfg("scale"),
-        writers=lambda w, input: f"--writers {input.writers}" if "writers" in input.keys() else "",
+    log:
+        f"{AEQUA_LOGS}/scale/overhead.log",
     resources:
         gpu=GPU,
+    params:
+        dataset=AEQUA_SCALE["dataset"],
+        cfg=lambda w: aequa_job_cfg("scale"),
+        writers=lambda w, input: f"--writers {input.writers}" if "writers" in input.keys() else "",
+        checkpoint=f"{CHECKPOINTS}/aequa/scale/overhead.pt",
     shell:
-        "fairshare aequa-ext scale-overhead --dataset {AEQUA_SCALE[dataset]} --dataset-file {input.data} {params.writers}"
-        " --output {output} --cfg {params.cfg}"
+        "fairshare aequa-ext scale-overhead --dataset {params.dataset} --dataset-file {input.data} {params.writers}"
+        " --output {output} --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_scale_summary:
+    """Table 4, the overhead, claims and Figure 5."""
     input:
-        runs=[f"results/aequa/scale/{m}/seed{s}.json" for m in ("standalone", "fedavg_ft", "aequa") for s in range(AEQUA_EXT_SEEDS)],
+        runs=[
+            f"results/aequa/scale/{m}/seed{s}.json"
+            for m in ("standalone", "fedavg_ft", "aequa")
+            for s in range(AEQUA_EXT_SEEDS)
+        ],
         overhead="results/aequa/scale/overhead.csv",
     output:
-        "results/aequa/table4.csv",
-        "results/aequa/table4.md",
-        "results/aequa/scale_claims.csv",
-        "results/aequa/scale_width_curve.csv",
-        "figures/aequa/fig5_scale_width.png",
-        "figures/aequa/fig5_scale_width.pdf",
+        table_csv="results/aequa/table4.csv",
+        table_md="results/aequa/table4.md",
+        claims="results/aequa/scale_claims.csv",
+        curve="results/aequa/scale_width_curve.csv",
+        png="figures/aequa/fig5_scale_width.png",
+        pdf="figures/aequa/fig5_scale_width.pdf",
+    log:
+        f"{AEQUA_LOGS}/scale_summary.log",
     params:
         cfg=lambda w: cfg_json("seed", "aequa"),
+        stem=lambda w, output: output.png[:-4],
     shell:
-        "fairshare aequa-ext scale-summary {input.runs} --overhead {input.overhead} --outdir results/aequa"
-        " --figure figures/aequa/fig5_scale_width --cfg {params.cfg}"
+        "fairshare aequa-ext scale-summary {input.runs} --overhead {input.overhead} --table {output.table_csv} {output.table_md}"
+        " --claims {output.claims} --curve {output.curve} --figure {params.stem} --cfg {params.cfg} > {log} 2>&1"

@@ -18,12 +18,13 @@ Solvers: :func:`anneal` (simulated annealing, Metropolis acceptance, geometric o
 kept; a fixed ``numpy.random.Generator`` makes it deterministic), :func:`brute_force` (exact, small instances) and
 :func:`continuous_optimum` (Lemma 4: a_i = c_i + a_max - c_1, whose Pearson correlation with c is exactly 1).
 """
+
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -59,8 +60,15 @@ def _cost_from_sums(s1: float, s2: float, n: int, eps: float, tie_break: float, 
     return numerator / (max(mean, 0.0) + eps) - tie_break * mean
 
 
-def allocation_cost(values: Sequence[float], contributions: Sequence[float], *, eps: float = 1e-8, tie_break: float = 1e-9,
-                    spread: str = "std", exempt: Sequence[bool] | None = None) -> float:
+def allocation_cost(
+    values: Sequence[float],
+    contributions: Sequence[float],
+    *,
+    eps: float = 1e-8,
+    tie_break: float = 1e-9,
+    spread: str = "std",
+    exempt: Sequence[bool] | None = None,
+) -> float:
     """J(A); +inf when a client (not in ``exempt``, the IR-infeasible ones) has a negative gain."""
     if spread not in SPREADS:
         raise ValueError(f"spread must be one of {SPREADS}, got {spread!r}")
@@ -84,7 +92,15 @@ def _feasible(grid: np.ndarray, contributions: np.ndarray) -> tuple[list[np.ndar
     return sets, infeasible
 
 
-def _result(grid: np.ndarray, contributions: np.ndarray, idx: np.ndarray, infeasible: np.ndarray, eps: float, tie_break: float, spread: str) -> Allocation:
+def _result(
+    grid: np.ndarray,
+    contributions: np.ndarray,
+    idx: np.ndarray,
+    infeasible: np.ndarray,
+    eps: float,
+    tie_break: float,
+    spread: str,
+) -> Allocation:
     values = grid[idx]
     cost = allocation_cost(values, contributions, eps=eps, tie_break=tie_break, spread=spread, exempt=infeasible)
     return Allocation(idx.copy(), values, cost, gains(values, contributions), infeasible)
@@ -121,8 +137,14 @@ def snap_to_grid(targets: Sequence[float], grid: Sequence[float]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def closed_form_allocation(contributions: Sequence[float], grid: Sequence[float], *, eps: float = 1e-8, tie_break: float = 1e-9,
-                           spread: str = "std") -> Allocation:
+def closed_form_allocation(
+    contributions: Sequence[float],
+    grid: Sequence[float],
+    *,
+    eps: float = 1e-8,
+    tie_break: float = 1e-9,
+    spread: str = "std",
+) -> Allocation:
     """Lemma 4's optimum snapped up to the grid (IR-preserving): the annealer's starting state and a test oracle."""
     c, a = _check_inputs(contributions, grid, spread)
     _, infeasible = _feasible(a, c)
@@ -131,9 +153,20 @@ def closed_form_allocation(contributions: Sequence[float], grid: Sequence[float]
     return _result(a, c, idx, infeasible, eps, tie_break, spread)
 
 
-def anneal(contributions: Sequence[float], grid: Sequence[float], rng: np.random.Generator, *, iters: int = 20000, t_start: float = 1.0,
-           t_end: float = 1e-5, schedule: str = "geometric", eps: float = 1e-8, tie_break: float = 1e-9, spread: str = "std",
-           neighbour_prob: float = 0.5) -> Allocation:
+def anneal(
+    contributions: Sequence[float],
+    grid: Sequence[float],
+    rng: np.random.Generator,
+    *,
+    iters: int = 20000,
+    t_start: float = 1.0,
+    t_end: float = 1e-5,
+    schedule: str = "geometric",
+    eps: float = 1e-8,
+    tie_break: float = 1e-9,
+    spread: str = "std",
+    neighbour_prob: float = 0.5,
+) -> Allocation:
     """Simulated annealing over allocations (Sec. 4.2; convergence in Theorem 2).
 
     State: one grid index per client, restricted to the IR-feasible models. Move: a random client steps to the
@@ -183,8 +216,15 @@ def anneal(contributions: Sequence[float], grid: Sequence[float], rng: np.random
     return _result(a, c, np.array([s[p] for s, p in zip(sets, best_pos)]), infeasible, eps, tie_break, spread)
 
 
-def brute_force(contributions: Sequence[float], grid: Sequence[float], *, eps: float = 1e-8, tie_break: float = 1e-9, spread: str = "std",
-                max_states: int = 2_000_000) -> Allocation:
+def brute_force(
+    contributions: Sequence[float],
+    grid: Sequence[float],
+    *,
+    eps: float = 1e-8,
+    tie_break: float = 1e-9,
+    spread: str = "std",
+    max_states: int = 2_000_000,
+) -> Allocation:
     """Exact minimiser of J over every IR-feasible allocation (small instances only)."""
     c, a = _check_inputs(contributions, grid, spread)
     sets, infeasible = _feasible(a, c)
@@ -200,7 +240,9 @@ def brute_force(contributions: Sequence[float], grid: Sequence[float], *, eps: f
     return _result(a, c, combos[int(np.argmin(costs))], infeasible, eps, tie_break, spread)
 
 
-def normalized_contributions(contributions: Sequence[float], p_min: float, p_max: float = 1.0, how: str = "minmax") -> np.ndarray:
+def normalized_contributions(
+    contributions: Sequence[float], p_min: float, p_max: float = 1.0, how: str = "minmax"
+) -> np.ndarray:
     """Contributions mapped onto the width range for the width-as-reward variant (App. D.6; formula lost, reconstructed).
 
     ``minmax``: p_min + (p_max - p_min) (c - c_min) / (c_max - c_min) (every client p_max when all are equal);
@@ -217,8 +259,17 @@ def normalized_contributions(contributions: Sequence[float], p_min: float, p_max
     return np.clip(p_min + (p_max - p_min) * (c - c.min()) / span, p_min, p_max)  # clip: rounding may overshoot p_max
 
 
-def width_reward_allocation(contributions: Sequence[float], widths: Sequence[float], rng: np.random.Generator, *, p_min: float,
-                            p_max: float = 1.0, continuous: bool = True, how: str = "minmax", **anneal_options) -> Allocation:
+def width_reward_allocation(
+    contributions: Sequence[float],
+    widths: Sequence[float],
+    rng: np.random.Generator,
+    *,
+    p_min: float,
+    p_max: float = 1.0,
+    continuous: bool = True,
+    how: str = "minmax",
+    **anneal_options,
+) -> Allocation:
     """Width as the reward (App. D.6): allocate widths to normalised contributions with the same annealer.
 
     ``continuous`` (models without batch norm accept any width in [p_min, p_max]): the normalised contributions

@@ -9,24 +9,26 @@ batch norm sample from the discrete ``grid`` instead of the continuous interval 
 client models by data size; a width's switchable-BN copy is averaged only over the clients that trained that width
 this round (others keep the global copy).
 
+A round is :func:`aequa_step` (for ``fairshare.learning.rounds.run_rounds``, which checkpoints and resumes);
+:func:`train_aequa` runs all rounds. Local training goes through the engine (``local_train(step_widths=...)``).
+
 After training, :func:`width_accuracy_curve` gives a(p) on a grid of widths and
 ``fairshare.games.aequa_allocation`` allocates one width per client (the reward model is
 ``slimmable.subnetwork_state(model, p)``).
 """
+
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
-from tqdm import tqdm
 
 from fairshare.learning.aggregation import masked_average
-from fairshare.learning.engine import ClientData, TrainSettings, _batches
-from fairshare.learning.rewards import balanced_accuracy_of, sgd_step
+from fairshare.learning.engine import ClientData, TrainSettings, balanced_accuracy_of, local_train, step_count
+from fairshare.learning.rounds import RoundStep, run_rounds
 from fairshare.learning.slimmable import SlimmableMLP, SlimmableResNet18, SwitchableBatchNorm2d, set_width
 
 SUBWIDTH_MODES = ("full_plus_random", "random_only", "sandwich")
@@ -43,8 +45,15 @@ def width_grid(p_min: float, step: float, p_max: float = 1.0) -> np.ndarray:
     return np.unique(np.append(grid[grid <= p_max], p_max))
 
 
-def build_slimmable_model(name: str, input_shape: Sequence[int], n_classes: int, *, bn_widths: Sequence[float] | None = None,
-                          mlp_hidden: Sequence[int] = (128, 128), resnet_base: int = 64) -> nn.Module:
+def build_slimmable_model(
+    name: str,
+    input_shape: Sequence[int],
+    n_classes: int,
+    *,
+    bn_widths: Sequence[float] | None = None,
+    mlp_hidden: Sequence[int] = (128, 128),
+    resnet_base: int = 64,
+) -> nn.Module:
     """One of Aequa's slimmable architectures (``bn_widths``: the width bucket of the ResNet's switchable BN)."""
     if name in ("aequa_cnn1", "aequa_cnn2"):
         from fairshare.learning.models import build_model
@@ -82,43 +91,58 @@ def _widths_for_step(mode: str, sampled: float, p_min: float, p_max: float) -> l
     return [p_max, p_min, sampled]
 
 
-def aequa_local_train(model: nn.Module, global_state: State, clients: Sequence[ClientData], settings: TrainSettings, *,
-                      generators: Sequence[np.random.Generator], width_generators: Sequence[np.random.Generator], p_min: float,
-                      p_max: float = 1.0, grid: Sequence[float] | None = None, subwidth_mode: str = "full_plus_random",
-                      width_loss: str = "sum") -> tuple[list[State], list[set[float]]]:
+def step_widths_plan(
+    n_steps: int, width_rng: np.random.Generator, mode: str, p_min: float, p_max: float, grid: Sequence[float] | None
+) -> list[list[float]]:
+    """The widths trained at each of a client's ``n_steps`` minibatches: ``mode``'s widths with one width sampled per
+    minibatch from [p_min, p_max] (from ``grid`` when given), drawn from ``width_rng`` in step order."""
+    return [_widths_for_step(mode, _sample_width(width_rng, p_min, p_max, grid), p_min, p_max) for _ in range(n_steps)]
+
+
+def aequa_local_train(
+    model: nn.Module,
+    global_state: State,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    *,
+    generators: Sequence[np.random.Generator],
+    width_generators: Sequence[np.random.Generator],
+    p_min: float,
+    p_max: float = 1.0,
+    grid: Sequence[float] | None = None,
+    subwidth_mode: str = "full_plus_random",
+    width_loss: str = "sum",
+    executor: str = "sequential",
+) -> tuple[list[State], list[set[float]]]:
     """One local phase for every client from ``global_state``: (client states, widths each client trained).
 
-    Per minibatch the summed cross-entropy of the widths in ``subwidth_mode`` is back-propagated in one SGD step
-    (momentum reset every call); each width's gradient reaches only its nested slice (and its own BN copy).
+    Per minibatch the cross-entropies of the widths in ``subwidth_mode`` are summed (``width_loss="mean"``:
+    averaged) and back-propagated in one SGD step (the engine's ``step_widths``; momentum reset every call); each
+    width's gradient reaches only its nested slice (and its own BN copy).
     """
     if subwidth_mode not in SUBWIDTH_MODES:
         raise ValueError(f"subwidth_mode must be one of {SUBWIDTH_MODES}, got {subwidth_mode!r}")
     if grid is None and has_switchable_bn(model):
         raise ValueError("models with switchable batch norm need a discrete width grid")
-    results, used = [], []
-    params = list(model.parameters())
-    for client, order_rng, width_rng in zip(clients, generators, width_generators):
-        model.load_state_dict(global_state)
-        model.train()
-        buffers: list[torch.Tensor | None] = [None] * len(params)
-        trained: set[float] = set()
-        for idx in _batches(len(client), settings, order_rng):
-            ix = torch.as_tensor(idx, device=client.y.device)
-            xb, yb = client.x[ix], client.y[ix]
-            widths = _widths_for_step(subwidth_mode, _sample_width(width_rng, p_min, p_max, grid), p_min, p_max)
-            loss = sum(F.cross_entropy(set_width(model, p)(xb), yb) for p in widths)
-            if width_loss == "mean":
-                loss = loss / len(widths)
-            grads = torch.autograd.grad(loss, params, allow_unused=True)
-            sgd_step(params, grads, buffers, settings.lr, settings.momentum, settings.weight_decay)
-            trained.update(widths)
-        set_width(model, p_max)
-        results.append({k: v.detach().clone() for k, v in model.state_dict().items()})
-        used.append(trained)
-    return results, used
+    plans = [
+        step_widths_plan(step_count(len(c), settings), g, subwidth_mode, p_min, p_max, grid)
+        for c, g in zip(clients, width_generators)
+    ]
+    states = local_train(
+        model,
+        global_state,
+        clients,
+        settings,
+        generators=generators,
+        executor=executor,
+        step_widths=lambda i, t: plans[i][t],
+        width_loss=width_loss,
+    )
+    set_width(model, p_max)
+    return states, [set().union(*plan) for plan in plans]
 
 
-def _bn_keys_by_width(model: nn.Module) -> dict[str, float]:
+def bn_keys_by_width(model: nn.Module) -> dict[str, float]:
     """state_dict key -> width, for every switchable-BN entry."""
     out = {}
     for name, m in model.named_modules():
@@ -129,43 +153,114 @@ def _bn_keys_by_width(model: nn.Module) -> dict[str, float]:
     return out
 
 
-def aggregate(model: nn.Module, global_state: State, states: Sequence[State], used: Sequence[set[float]], weights: Sequence[float]) -> State:
+def aggregate(
+    model: nn.Module, global_state: State, states: Sequence[State], used: Sequence[set[float]], weights: Sequence[float]
+) -> State:
     """Weighted average of the client models; switchable-BN copies only over the clients that trained that width."""
-    bn = _bn_keys_by_width(model)
+    bn = bn_keys_by_width(model)
     masks = []
     for w, trained in zip(weights, used):
-        masks.append({k: torch.full_like(v, float(w), dtype=torch.float64) if k not in bn or bn[k] in trained
-                      else torch.zeros_like(v, dtype=torch.float64) for k, v in global_state.items()})
+        masks.append(
+            {
+                k: torch.full_like(v, float(w), dtype=torch.float64)
+                if k not in bn or bn[k] in trained
+                else torch.zeros_like(v, dtype=torch.float64)
+                for k, v in global_state.items()
+            }
+        )
     return masked_average(states, masks, global_state)
 
 
-def train_aequa(model: nn.Module, init: State, clients: Sequence[ClientData], settings: TrainSettings, rounds: int, *,
-                order_rng: Callable[[int, int], np.random.Generator], width_rng: Callable[[int, int], np.random.Generator],
-                p_min: float, p_max: float = 1.0, grid: Sequence[float] | None = None, subwidth_mode: str = "full_plus_random",
-                lr_at: Callable[[int], float] | None = None, weighted: bool = True, width_loss: str = "sum",
-                participants: Callable[[int], np.ndarray] | None = None, on_round: Callable[[int, State], None] | None = None) -> State:
-    """Algorithm 1 (reconstructed): ``rounds`` rounds of slimmable FedAvg from ``init``; the final global state.
-
-    ``participants(r)``: the clients joining round r (default all; Sec. 6.4); ``on_round(r, state)`` sees the global
-    model after every round.
-    """
+def aequa_step(
+    model: nn.Module,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    *,
+    order_rng: Callable[[int, int], np.random.Generator],
+    width_rng: Callable[[int, int], np.random.Generator],
+    p_min: float,
+    p_max: float = 1.0,
+    grid: Sequence[float] | None = None,
+    subwidth_mode: str = "full_plus_random",
+    lr_at: Callable[[int], float] | None = None,
+    weighted: bool = True,
+    width_loss: str = "sum",
+    participants: Callable[[int], np.ndarray] | None = None,
+    executor: str = "sequential",
+) -> RoundStep:
+    """One round of Algorithm 1 (reconstructed) on the global state: the joining clients (``participants(r)``,
+    default all; Sec. 6.4) train from the global model, the server aggregates (a round nobody joins changes nothing)."""
     weights = [max(len(c), 1) if weighted else 1 for c in clients]
-    state = {k: v.clone() for k, v in init.items()}
-    for r in tqdm(range(rounds), desc="aequa", leave=False, disable=None):
+
+    def step(r: int, state: State) -> tuple[State, dict, int]:
         s = settings if lr_at is None else dataclasses.replace(settings, lr=lr_at(r))
         ids = np.arange(len(clients)) if participants is None else np.asarray(participants(r), int)
-        if len(ids):
-            states, used = aequa_local_train(model, state, [clients[i] for i in ids], s, generators=[order_rng(r, int(i)) for i in ids],
-                                             width_generators=[width_rng(r, int(i)) for i in ids], p_min=p_min, p_max=p_max,
-                                             grid=grid, subwidth_mode=subwidth_mode, width_loss=width_loss)
-            state = aggregate(model, state, states, used, [weights[i] for i in ids])
-        if on_round is not None:
-            on_round(r, state)
+        if not len(ids):
+            return state, {}, 0
+        states, used = aequa_local_train(
+            model,
+            state,
+            [clients[i] for i in ids],
+            s,
+            generators=[order_rng(r, int(i)) for i in ids],
+            width_generators=[width_rng(r, int(i)) for i in ids],
+            p_min=p_min,
+            p_max=p_max,
+            grid=grid,
+            subwidth_mode=subwidth_mode,
+            width_loss=width_loss,
+            executor=executor,
+        )
+        state = aggregate(model, state, states, used, [weights[i] for i in ids])
+        return state, {}, s.epochs * sum(len(clients[i]) for i in ids)
+
+    return step
+
+
+def train_aequa(
+    model: nn.Module,
+    init: State,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    rounds: int,
+    *,
+    order_rng: Callable[[int, int], np.random.Generator],
+    width_rng: Callable[[int, int], np.random.Generator],
+    p_min: float,
+    p_max: float = 1.0,
+    grid: Sequence[float] | None = None,
+    subwidth_mode: str = "full_plus_random",
+    lr_at: Callable[[int], float] | None = None,
+    weighted: bool = True,
+    width_loss: str = "sum",
+    participants: Callable[[int], np.ndarray] | None = None,
+    executor: str = "sequential",
+) -> State:
+    """Algorithm 1 (reconstructed): ``rounds`` rounds of :func:`aequa_step` from ``init``; the final global state."""
+    step = aequa_step(
+        model,
+        clients,
+        settings,
+        order_rng=order_rng,
+        width_rng=width_rng,
+        p_min=p_min,
+        p_max=p_max,
+        grid=grid,
+        subwidth_mode=subwidth_mode,
+        lr_at=lr_at,
+        weighted=weighted,
+        width_loss=width_loss,
+        participants=participants,
+        executor=executor,
+    )
+    state, _ = run_rounds(step, {k: v.clone() for k, v in init.items()}, rounds, settings="", desc="aequa")
     set_width(model, p_max)
     return state
 
 
-def width_accuracy_curve(model: nn.Module, state: State, widths: Sequence[float], x: torch.Tensor, y: torch.Tensor, n_classes: int) -> np.ndarray:
+def width_accuracy_curve(
+    model: nn.Module, state: State, widths: Sequence[float], x: torch.Tensor, y: torch.Tensor, n_classes: int
+) -> np.ndarray:
     """a(p): balanced accuracy of the width-p sub-network of ``state`` for every p in ``widths``."""
     model.load_state_dict(state)
     out = []

@@ -15,19 +15,20 @@ width sampled from [p_min, p_i] per minibatch, as in Algorithm 1). The server th
 
 The reward of client i is the width-p_i sub-network of the final global model.
 """
+
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
 from torch import nn
-from tqdm import tqdm
 
-from fairshare.learning.aequa import _bn_keys_by_width, aequa_local_train
+from fairshare.learning.aequa import aequa_local_train, bn_keys_by_width
 from fairshare.learning.aggregation import masked_average
 from fairshare.learning.engine import ClientData, TrainSettings
+from fairshare.learning.rounds import RoundStep, run_rounds
 from fairshare.learning.slimmable import SlimmableConv2d, SlimmableLinear, SlimmableLSTM, set_width, width_masks
 
 CA_METHODS = ("cgsv", "shapfed")
@@ -48,7 +49,11 @@ def last_layer_keys(model: nn.Module, k: int) -> list[str]:
     """Parameter names of the last ``k`` weight layers (linear, convolution, LSTM) in module order."""
     if k < 1:
         raise ValueError(f"last_k must be >= 1, got {k}")
-    layers = [(name, m) for name, m in model.named_modules() if isinstance(m, (nn.Linear, nn.Conv2d, SlimmableLSTM, SlimmableLinear, SlimmableConv2d))]
+    layers = [
+        (name, m)
+        for name, m in model.named_modules()
+        if isinstance(m, (nn.Linear, nn.Conv2d, SlimmableLSTM, SlimmableLinear, SlimmableConv2d))
+    ]
     keys = []
     for name, m in layers[-k:]:
         keys += [f"{name}.{p}" if name else p for p, _ in m.named_parameters(recurse=False)]
@@ -63,7 +68,9 @@ def slice_scores(updates: Sequence[torch.Tensor], weights: Sequence[float]) -> n
     return torch.nn.functional.cosine_similarity(stacked, total[None, :], dim=1).nan_to_num(0.0).numpy()
 
 
-def widths_from_contributions(c: Sequence[float], p_min: float, p_max: float = 1.0, grid: Sequence[float] | None = None) -> np.ndarray:
+def widths_from_contributions(
+    c: Sequence[float], p_min: float, p_max: float = 1.0, grid: Sequence[float] | None = None
+) -> np.ndarray:
     """Eq. 5 (reconstructed): p_i = clip(c_i / max c, p_min, p_max); with a discrete ``grid``, the largest grid width <= p_i."""
     c = np.asarray(c, float)
     top = c.max()
@@ -74,49 +81,147 @@ def widths_from_contributions(c: Sequence[float], p_min: float, p_max: float = 1
     return p
 
 
-def train_aequa_training_time(model: nn.Module, init: State, clients: Sequence[ClientData], settings: TrainSettings, rounds: int, *,
-                              order_rng: Callable[[int, int], np.random.Generator], width_rng: Callable[[int, int], np.random.Generator],
-                              p_min: float, ca: str = "cgsv", beta: float = 0.9, last_k: int = 2, min_score: float = 1e-3,
-                              grid: Sequence[float] | None = None, subwidth_mode: str = "full_plus_random",
-                              lr_at: Callable[[int], float] | None = None, weighted: bool = True, width_loss: str = "sum",
-                              on_round: Callable[[int, State, np.ndarray], None] | None = None) -> TrainingTimeRun:
-    """Algorithm 2 (reconstructed): ``rounds`` rounds with per-round contribution estimates and width rewards.
+def training_time_start(init: State, n_clients: int, p_min: float, grid: Sequence[float] | None = None) -> dict:
+    """Algorithm 2's initial state: the global model, c^0 = 1 for every client (so everybody starts with the full
+    model) and empty per-round histories."""
+    contributions = np.ones(n_clients)
+    return {
+        "model": {k: v.clone() for k, v in init.items()},
+        "contributions": contributions,
+        "widths": widths_from_contributions(contributions, p_min, 1.0, grid),
+        "history_widths": [],
+        "history_contributions": [],
+        "history_scores": [],
+    }
 
-    ``on_round(r, state, widths)`` sees the global model and the widths every client holds after round r.
-    """
+
+def training_time_step(
+    model: nn.Module,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    *,
+    order_rng: Callable[[int, int], np.random.Generator],
+    width_rng: Callable[[int, int], np.random.Generator],
+    p_min: float,
+    ca: str = "cgsv",
+    beta: float = 0.9,
+    last_k: int = 2,
+    min_score: float = 1e-3,
+    grid: Sequence[float] | None = None,
+    subwidth_mode: str = "full_plus_random",
+    lr_at: Callable[[int], float] | None = None,
+    weighted: bool = True,
+    width_loss: str = "sum",
+    executor: str = "sequential",
+) -> RoundStep:
+    """One round of Algorithm 2 (reconstructed) on :func:`training_time_start`'s state: every client trains its
+    width-p_i sub-network, the server scores the min-width slice updates, updates contributions (eq. 4) and widths
+    (eq. 5) and averages the sub-networks (masked)."""
     if ca not in CA_METHODS:
         raise ValueError(f"ca must be one of {CA_METHODS}, got {ca!r}")
-    n = len(clients)
     weights = np.array([max(len(c), 1) if weighted else 1 for c in clients], float)
-    state = {k: v.clone() for k, v in init.items()}
     param_keys = [k for k, _ in model.named_parameters()]
     scored = set(param_keys if ca == "cgsv" else last_layer_keys(model, last_k))
     min_mask = width_masks(model, p_min)
-    bn = _bn_keys_by_width(model)
-    contributions = np.ones(n)
-    widths = widths_from_contributions(contributions, p_min, 1.0, grid)
-    history_w, history_c, history_s = [], [], []
-    for r in tqdm(range(rounds), desc=f"aequa+{ca}", leave=False, disable=None):
+    bn = bn_keys_by_width(model)
+
+    def step(r: int, run: dict) -> tuple[dict, dict, int]:
         s = settings if lr_at is None else dataclasses.replace(settings, lr=lr_at(r))
+        state, widths = run["model"], run["widths"]
         states, masks, updates = [], [], []
         for i, client in enumerate(clients):
             p_i = float(widths[i])
             sub_grid = None if grid is None else [g for g in grid if g <= p_i + 1e-12]
-            (new,), (trained,) = aequa_local_train(model, state, [client], s, generators=[order_rng(r, i)], width_generators=[width_rng(r, i)],
-                                                   p_min=p_min, p_max=p_i, grid=sub_grid, subwidth_mode=subwidth_mode, width_loss=width_loss)
+            (new,), (trained,) = aequa_local_train(
+                model,
+                state,
+                [client],
+                s,
+                generators=[order_rng(r, i)],
+                width_generators=[width_rng(r, i)],
+                p_min=p_min,
+                p_max=p_i,
+                grid=sub_grid,
+                subwidth_mode=subwidth_mode,
+                width_loss=width_loss,
+                executor=executor,
+            )
             held = width_masks(model, p_i)
-            masks.append({k: (torch.full_like(v, float(weights[i])) if bn[k] in trained else torch.zeros_like(v)) if k in bn
-                          else held[k] * float(weights[i]) for k, v in held.items()})
+            masks.append(
+                {
+                    k: (torch.full_like(v, float(weights[i])) if bn[k] in trained else torch.zeros_like(v))
+                    if k in bn
+                    else held[k] * float(weights[i])
+                    for k, v in held.items()
+                }
+            )
             states.append(new)
-            updates.append(torch.cat([((new[k] - state[k]) * min_mask[k]).flatten() for k in param_keys if k in scored]))
+            updates.append(
+                torch.cat([((new[k] - state[k]) * min_mask[k]).flatten() for k in param_keys if k in scored])
+            )
         scores = np.clip(slice_scores(updates, weights), min_score, 1.0)
-        contributions = beta * contributions + (1 - beta) * scores
+        contributions = beta * run["contributions"] + (1 - beta) * scores
         widths = widths_from_contributions(contributions, p_min, 1.0, grid)
-        state = masked_average(states, masks, state)
-        history_w.append(widths.copy())
-        history_c.append(contributions.copy())
-        history_s.append(scores)
-        if on_round is not None:
-            on_round(r, state, widths.copy())
-    set_width(model, 1.0)
-    return TrainingTimeRun(state, np.array(history_w), np.array(history_c), np.array(history_s))
+        set_width(model, 1.0)
+        run = {
+            "model": masked_average(states, masks, state),
+            "contributions": contributions,
+            "widths": widths,
+            "history_widths": [*run["history_widths"], widths.copy()],
+            "history_contributions": [*run["history_contributions"], contributions.copy()],
+            "history_scores": [*run["history_scores"], scores],
+        }
+        return run, {}, s.epochs * sum(len(c) for c in clients)
+
+    return step
+
+
+def train_aequa_training_time(
+    model: nn.Module,
+    init: State,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    rounds: int,
+    *,
+    order_rng: Callable[[int, int], np.random.Generator],
+    width_rng: Callable[[int, int], np.random.Generator],
+    p_min: float,
+    ca: str = "cgsv",
+    beta: float = 0.9,
+    last_k: int = 2,
+    min_score: float = 1e-3,
+    grid: Sequence[float] | None = None,
+    subwidth_mode: str = "full_plus_random",
+    lr_at: Callable[[int], float] | None = None,
+    weighted: bool = True,
+    width_loss: str = "sum",
+    executor: str = "sequential",
+) -> TrainingTimeRun:
+    """Algorithm 2 (reconstructed): ``rounds`` rounds of :func:`training_time_step` from ``init``."""
+    step = training_time_step(
+        model,
+        clients,
+        settings,
+        order_rng=order_rng,
+        width_rng=width_rng,
+        p_min=p_min,
+        ca=ca,
+        beta=beta,
+        last_k=last_k,
+        min_score=min_score,
+        grid=grid,
+        subwidth_mode=subwidth_mode,
+        lr_at=lr_at,
+        weighted=weighted,
+        width_loss=width_loss,
+        executor=executor,
+    )
+    run, _ = run_rounds(
+        step, training_time_start(init, len(clients), p_min, grid), rounds, settings="", desc=f"aequa+{ca}"
+    )
+    return TrainingTimeRun(
+        run["model"],
+        np.array(run["history_widths"]),
+        np.array(run["history_contributions"]),
+        np.array(run["history_scores"]),
+    )

@@ -5,9 +5,10 @@ devices of the inputs. Sums accumulate in float64, one tensor at a time, so aver
 memory of one model, not of all of them. Integer entries (batch norm's ``num_batches_tracked``) are averaged and
 rounded to the nearest integer.
 """
+
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import torch
 

@@ -4,11 +4,13 @@ Both executors run the same computation for the same inputs:
 - client i's sample order comes from ``generators[i]`` (one permutation per epoch, :func:`batch_plan`), cut into
   batches of ``batch_size`` (the last one smaller unless ``drop_last``);
 - loss = mean cross-entropy over the batch (optionally with the outputs of classes the client does not hold set to
-  a constant first, as the multi-model FL authors' code does: ``absent_class_fill``);
+  a constant first, as the multi-model FL authors' code does: ``absent_class_fill``); with ``step_widths`` (slimmable
+  models) the losses of several widths are summed (or averaged) in one step;
 - SGD with momentum and weight decay (``torch.optim.SGD``'s update rule, fresh momentum each call; parameters the
   forward pass does not use, e.g. another width's switchable batch norm, are left untouched as SGD leaves them).
 
-``sequential`` trains clients one after another with ``torch.optim.SGD`` (the papers' own structure).
+``sequential`` trains clients one after another with :func:`sgd_step`, torch.optim.SGD's update written out (bit for
+bit the same result; constructing torch.optim imports ``torch._dynamo``, several seconds per short CPU job).
 ``batched`` (the ``auto`` choice) stacks every client's parameters and buffers and runs all clients' steps at once:
 ``torch.func.vmap`` over ``functional_call`` + ``grad``, then one in-place SGD update of the stacked tensors.
 Clients are ordered by their number of steps so that the clients still training at step t are a prefix of the
@@ -20,11 +22,12 @@ The model's current width (slimmable models, ``fairshare.learning.slimmable.set_
 in both executors. Models with dropout get independent dropout masks per client in the batched executor
 (``vmap(randomness="different")``), so only they differ between executors, and only in which units are dropped.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -68,12 +71,18 @@ def batch_plan(n: int, settings: TrainSettings, rng: np.random.Generator) -> lis
     out = []
     for _ in range(settings.epochs):
         order = rng.permutation(n)
-        out += [order[s:s + settings.batch_size] for s in range(0, n, settings.batch_size)
-                if not settings.drop_last or s + settings.batch_size <= n]
+        out += [
+            order[s : s + settings.batch_size]
+            for s in range(0, n, settings.batch_size)
+            if not settings.drop_last or s + settings.batch_size <= n
+        ]
     return out
 
 
-_batches = batch_plan  # older name, still imported by fairshare.learning.aequa
+def step_count(n: int, settings: TrainSettings) -> int:
+    """Number of batches :func:`batch_plan` gives a client of ``n`` samples (without drawing its permutations)."""
+    per_epoch = n // settings.batch_size if settings.drop_last else -(-n // settings.batch_size)
+    return settings.epochs * per_epoch
 
 
 def decayed_lr(lr: float, gamma: float, round_index: int, *, inert: bool = False) -> float:
@@ -85,8 +94,9 @@ def decayed_lr(lr: float, gamma: float, round_index: int, *, inert: bool = False
     return lr if inert else lr * gamma**round_index
 
 
-def _loss(out: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None, class_mask: torch.Tensor | None,
-          fill: float | None) -> torch.Tensor:
+def _loss(
+    out: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None, class_mask: torch.Tensor | None, fill: float | None
+) -> torch.Tensor:
     out = out.float()
     if fill is not None and class_mask is not None:
         out = out.masked_fill(~class_mask, fill)
@@ -96,6 +106,30 @@ def _loss(out: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None, class
     return (per_sample * weight).sum() / weight.sum().clamp(min=1)
 
 
+@torch.no_grad()
+def sgd_step(
+    params: Sequence[torch.Tensor],
+    grads: Sequence[torch.Tensor | None],
+    buffers: list[torch.Tensor | None],
+    lr: float,
+    momentum: float = 0.0,
+    weight_decay: float = 0.0,
+) -> None:
+    """In-place SGD with momentum and weight decay: torch.optim.SGD's update (dampening 0, not Nesterov), bit for bit.
+
+    Parameters without a gradient (e.g. other widths' batch-norm copies) are left untouched, momentum included;
+    ``buffers`` holds one momentum buffer per parameter (None before its first step).
+    """
+    for k, (p, g) in enumerate(zip(params, grads)):
+        if g is None:
+            continue
+        d = g.add(p, alpha=weight_decay) if weight_decay else g
+        if momentum:
+            buffers[k] = d.clone() if buffers[k] is None else buffers[k].mul_(momentum).add_(d)
+            d = buffers[k]
+        p.add_(d, alpha=-lr)
+
+
 def _has(model: nn.Module, kind: type) -> bool:
     return any(isinstance(m, kind) for m in model.modules())
 
@@ -103,8 +137,10 @@ def _has(model: nn.Module, kind: type) -> bool:
 def _cumulative_bn(model: nn.Module) -> bool:
     """Batch norm that tracks running statistics with a cumulative average (momentum=None) needs a per-client counter
     as a Python number, which vmap cannot provide."""
-    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) and m.track_running_stats and m.momentum is None
-               for m in model.modules())
+    return any(
+        isinstance(m, nn.modules.batchnorm._BatchNorm) and m.track_running_stats and m.momentum is None
+        for m in model.modules()
+    )
 
 
 def choose_executor(model: nn.Module, device: torch.device | str) -> str:
@@ -156,30 +192,48 @@ def _at_width(model: nn.Module, width: float | None) -> Iterator[None]:
             m.width = w
 
 
-def _sequential(model: nn.Module, global_params: State, clients: Sequence[ClientData], settings: TrainSettings,
-                plans: list[list[np.ndarray]], amp: bool, step_widths: StepWidths | None) -> list[State]:
+def _sequential(
+    model: nn.Module,
+    global_params: State,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    plans: list[list[np.ndarray]],
+    amp: bool,
+    step_widths: StepWidths | None,
+    width_loss: str,
+) -> list[State]:
     results = []
+    params = list(model.parameters())
     for i, (client, plan) in enumerate(zip(clients, plans)):
         model.load_state_dict(global_params, strict=False)
         model.train()
-        opt = torch.optim.SGD(model.parameters(), lr=settings.lr, momentum=settings.momentum, weight_decay=settings.weight_decay)
+        buffers: list[torch.Tensor | None] = [None] * len(params)
         mask = None if client.class_mask is None else client.class_mask[None, :]
         for t, idx in enumerate(plan):
             ix = torch.as_tensor(idx, device=client.y.device)
-            opt.zero_grad()
+            widths = step_widths(i, t) if step_widths else [None]
             loss = torch.zeros((), device=client.y.device)
-            for width in step_widths(i, t) if step_widths else [None]:
+            for width in widths:
                 with _at_width(model, width), _autocast(client.y.device, amp):
                     out = model(client.x[ix])
                 loss = loss + _loss(out, client.y[ix], None, mask, settings.absent_class_fill)
-            loss.backward()
-            opt.step()
+            if width_loss == "mean":
+                loss = loss / len(widths)
+            grads = torch.autograd.grad(loss, params, allow_unused=True)
+            sgd_step(params, grads, buffers, settings.lr, settings.momentum, settings.weight_decay)
         results.append({k: v.detach().clone() for k, v in model.state_dict().items()})
     return results
 
 
-def _trained_parameters(model: nn.Module, start: State, x: torch.Tensor, y: torch.Tensor, rows: torch.Tensor,
-                        class_mask: torch.Tensor | None, settings: TrainSettings) -> list[str]:
+def _trained_parameters(
+    model: nn.Module,
+    start: State,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    rows: torch.Tensor,
+    class_mask: torch.Tensor | None,
+    settings: TrainSettings,
+) -> list[str]:
     """Names of the parameters SGD updates: those that require grad and that the loss depends on (one forward and
     backward pass on ``rows`` of (x, y), with copies of the buffers so no running statistics change)."""
     leaves = {n: start[n].clone().requires_grad_(True) for n, p in model.named_parameters() if p.requires_grad}
@@ -187,8 +241,9 @@ def _trained_parameters(model: nn.Module, start: State, x: torch.Tensor, y: torc
     bufs = {n: start[n].clone() for n, _ in model.named_buffers()}
     out = functional_call(model, (leaves | frozen, bufs), (x[rows],))
     mask = None if class_mask is None else class_mask[None, :]
-    grads = torch.autograd.grad(_loss(out, y[rows], None, mask, settings.absent_class_fill), list(leaves.values()),
-                                allow_unused=True)
+    grads = torch.autograd.grad(
+        _loss(out, y[rows], None, mask, settings.absent_class_fill), list(leaves.values()), allow_unused=True
+    )
     return [n for n, g in zip(leaves, grads) if g is not None]
 
 
@@ -200,10 +255,20 @@ class _Cohort:
     the clients still training at step t are the stack's first ``active[t]`` positions.
     """
 
-    def __init__(self, model: nn.Module, global_params: State, clients: Sequence[ClientData], settings: TrainSettings,
-                 plans: list[list[np.ndarray]], amp: bool, step_widths: StepWidths | None):
+    def __init__(
+        self,
+        model: nn.Module,
+        global_params: State,
+        clients: Sequence[ClientData],
+        settings: TrainSettings,
+        plans: list[list[np.ndarray]],
+        amp: bool,
+        step_widths: StepWidths | None,
+        width_loss: str,
+    ):
         k = len(clients)
         self.model, self.settings, self.amp, self.step_widths = model, settings, amp, step_widths
+        self.width_loss = width_loss
         self.order = sorted(range(k), key=lambda i: -len(plans[i]))
         self.plans = [plans[i] for i in self.order]
         clients = [clients[i] for i in self.order]
@@ -230,7 +295,11 @@ class _Cohort:
         self.index = torch.as_tensor(index, device=device)
         self.active = (self.sizes > 0).sum(axis=1)
         fill = settings.absent_class_fill
-        self.masks = torch.stack([c.class_mask for c in clients]) if fill is not None and clients[0].class_mask is not None else None
+        self.masks = (
+            torch.stack([c.class_mask for c in clients])
+            if fill is not None and clients[0].class_mask is not None
+            else None
+        )
         self._trained: dict[float | None, set[str]] = {}
 
     def state(self, i: int) -> State:
@@ -249,10 +318,13 @@ class _Cohort:
         buffers = {n: v[j] for n, v in self.buffers.items()}
         mask = self.masks[j][None] if self.masks is not None else None
         loss = torch.zeros((), device=self.device)
-        for width in self.widths(j, t):
+        widths = self.widths(j, t)
+        for width in widths:
             with _at_width(self.model, width), _autocast(self.device, self.amp):
                 out = functional_call(self.model, (params, buffers), (self.x[rows],))
             loss = loss + _loss(out, self.y[rows], None, mask, self.settings.absent_class_fill)
+        if self.width_loss == "mean":
+            loss = loss / len(widths)
         grads = torch.autograd.grad(loss, list(leaves.values()), allow_unused=True)
         got = {n: g for n, g in zip(leaves, grads) if g is not None}  # as torch SGD: no gradient, no update
         _sgd_update(self, got, list(got), j)
@@ -261,8 +333,17 @@ class _Cohort:
         """Parameters a forward pass at ``width`` trains (one probe per width on the first client's first batch)."""
         if width not in self._trained:
             with _at_width(self.model, width):
-                self._trained[width] = set(_trained_parameters(self.model, self.start, self.x, self.y, self.index[0, 0, : self.sizes[0, 0]],
-                                                               self.masks[0] if self.masks is not None else None, self.settings))
+                self._trained[width] = set(
+                    _trained_parameters(
+                        self.model,
+                        self.start,
+                        self.x,
+                        self.y,
+                        self.index[0, 0, : self.sizes[0, 0]],
+                        self.masks[0] if self.masks is not None else None,
+                        self.settings,
+                    )
+                )
         return self._trained[width]
 
     def vectorized_steps(self) -> None:
@@ -270,7 +351,8 @@ class _Cohort:
 
         Batches shorter than ``batch_size`` are padded and masked out of the loss; models with batch norm instead
         group the clients by batch size (batch statistics must see exactly the client's samples). With
-        ``step_widths``, clients are grouped by width as well and each group's gradients are added up.
+        ``step_widths``, clients are grouped by width as well and each group's gradients are added up (divided by
+        the client's number of widths when ``width_loss`` is ``mean``).
         """
         model, device, bs = self.model, self.device, self.settings.batch_size
         by_size = _has(model, nn.modules.batchnorm._BatchNorm)
@@ -308,8 +390,10 @@ class _Cohort:
                     if value is not _SKIP:
                         members = np.array([j for j in range(a) if column[j] == value])
                         sizes = np.unique(self.sizes[t, members]) if by_size else [None]
-                        passes += [(value, members if s is None else members[self.sizes[t, members] == s]) for s in sizes]
-            if len(passes) == 1 and len(passes[0][1]) == a:
+                        passes += [
+                            (value, members if s is None else members[self.sizes[t, members] == s]) for s in sizes
+                        ]
+            if len(passes) == 1 and len(passes[0][1]) == a and self.width_loss == "sum":
                 with _at_width(model, passes[0][0]):
                     g = gradients(t, passes[0][1], a)
             else:
@@ -318,6 +402,9 @@ class _Cohort:
                     with _at_width(model, value):
                         part = gradients(t, members, a)
                     rows = torch.as_tensor(members, device=device)
+                    if self.width_loss == "mean":
+                        share = torch.as_tensor([1.0 / len(widths[j]) for j in members], device=device)
+                        part = {n: v * share.view(-1, *[1] * (v.dim() - 1)).to(v.dtype) for n, v in part.items()}
                     for n in g:
                         g[n].index_add_(0, rows, part[n])
             # torch.optim.SGD skips parameters without a gradient (e.g. other widths' batch norm): so does this update
@@ -330,9 +417,18 @@ class _Cohort:
                     _sgd_update(self, {n: g[n][holders]}, [n], torch.as_tensor(holders, device=device))
 
 
-def _batched(model: nn.Module, global_params: State, clients: Sequence[ClientData], settings: TrainSettings,
-             plans: list[list[np.ndarray]], amp: bool, step_widths: StepWidths | None, vectorize: bool) -> list[State]:
-    cohort = _Cohort(model, global_params, clients, settings, plans, amp, step_widths)
+def _batched(
+    model: nn.Module,
+    global_params: State,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    plans: list[list[np.ndarray]],
+    amp: bool,
+    step_widths: StepWidths | None,
+    width_loss: str,
+    vectorize: bool,
+) -> list[State]:
+    cohort = _Cohort(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
     model.train()
     if vectorize:
         cohort.vectorized_steps()
@@ -354,8 +450,18 @@ def _sgd_update(cohort: _Cohort, g: dict[str, torch.Tensor], names: list[str], s
     params = [take(cohort.params[n]) for n in names]
     bufs = [take(cohort.momentum[n]) for n in names] if cohort.momentum is not None else []
     s = cohort.settings
-    torch._fused_sgd_(params, [g[n] for n in names], bufs, weight_decay=s.weight_decay, momentum=s.momentum, lr=s.lr,
-                      dampening=0.0, nesterov=False, maximize=False, is_first_step=False)
+    torch._fused_sgd_(
+        params,
+        [g[n] for n in names],
+        bufs,
+        weight_decay=s.weight_decay,
+        momentum=s.momentum,
+        lr=s.lr,
+        dampening=0.0,
+        nesterov=False,
+        maximize=False,
+        is_first_step=False,
+    )
     if not view:  # gathered copies: write them back
         for i, n in enumerate(names):
             cohort.params[n].index_copy_(0, sel, params[i])
@@ -363,9 +469,20 @@ def _sgd_update(cohort: _Cohort, g: dict[str, torch.Tensor], names: list[str], s
                 cohort.momentum[n].index_copy_(0, sel, bufs[i])
 
 
-def local_train(model: nn.Module, global_params: State, clients: Sequence[ClientData], settings: TrainSettings, *,
-                generators: Sequence[np.random.Generator], executor: str = "auto", chunk: int | None = None,
-                amp: bool = False, step_widths: StepWidths | None = None, vectorize: bool | None = None) -> list[State]:
+def local_train(
+    model: nn.Module,
+    global_params: State,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    *,
+    generators: Sequence[np.random.Generator],
+    executor: str = "auto",
+    chunk: int | None = None,
+    amp: bool = False,
+    step_widths: StepWidths | None = None,
+    width_loss: str = "sum",
+    vectorize: bool | None = None,
+) -> list[State]:
     """Train every client from ``global_params`` and return each client's resulting state dict (in client order).
 
     - ``model``: any ``nn.Module`` (its architecture and current width; its own weights are not the start point).
@@ -380,6 +497,7 @@ def local_train(model: nn.Module, global_params: State, clients: Sequence[Client
       cross-entropies are summed in client i's step t (e.g. ``[1.0, p_sampled]``, Aequa's full + random width);
       each width's gradient reaches its own slice and switchable batch norm. None: every step at the model's
       current width. The batched executor groups the clients by width within each step.
+    - ``width_loss``: ``sum`` (default) or ``mean`` of the per-width losses of a step.
     - ``vectorize``: how the batched executor computes gradients: True = one vmapped call for all clients, False =
       client by client on the stacked state; None = :func:`vmap_pays`, and where vmap does not pay, the sequential
       executor's plain client loop (stacking alone only adds copies). All give the sequential executor's results.
@@ -389,6 +507,8 @@ def local_train(model: nn.Module, global_params: State, clients: Sequence[Client
         raise ValueError(f"unknown executor '{executor}'; choose one of {', '.join(EXECUTORS)}")
     if len(generators) != len(clients):
         raise ValueError("need one Generator per client")
+    if width_loss not in ("sum", "mean"):
+        raise ValueError(f"width_loss must be 'sum' or 'mean', got {width_loss!r}")
     if chunk is not None and chunk < 1:
         raise ValueError(f"chunk must be a positive number of clients, got {chunk}")
     if not clients:
@@ -396,26 +516,39 @@ def local_train(model: nn.Module, global_params: State, clients: Sequence[Client
     if executor == "auto":
         executor = choose_executor(model, clients[0].y.device)
     if executor == "batched" and _cumulative_bn(model):
-        raise ValueError("the batched executor cannot run batch norm with momentum=None and running statistics "
-                         "(a cumulative average); use executor='sequential'")
+        raise ValueError(
+            "the batched executor cannot run batch norm with momentum=None and running statistics "
+            "(a cumulative average); use executor='sequential'"
+        )
     plans = [batch_plan(len(c), settings, g) for c, g in zip(clients, generators)]
     if executor == "sequential":
-        return _sequential(model, global_params, clients, settings, plans, amp, step_widths)
+        return _sequential(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
     if vectorize is None:
         vectorize = vmap_pays(model, clients[0].y.device)
         if not vectorize:  # stacking buys nothing without vmap: the plain client loop is faster (docs/engine.md)
-            return _sequential(model, global_params, clients, settings, plans, amp, step_widths)
+            return _sequential(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
     size = chunk or len(clients)
     out: list[State] = []
     for s in range(0, len(clients), size):
         widths = None if step_widths is None else (lambda i, t, s=s: step_widths(s + i, t))
-        out += _batched(model, global_params, clients[s:s + size], settings, plans[s:s + size], amp, widths, vectorize)
+        out += _batched(
+            model,
+            global_params,
+            clients[s : s + size],
+            settings,
+            plans[s : s + size],
+            amp,
+            widths,
+            width_loss,
+            vectorize,
+        )
     return out
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, params: State, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1024,
-             amp: bool = False) -> tuple[float, float]:
+def evaluate(
+    model: nn.Module, params: State, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1024, amp: bool = False
+) -> tuple[float, float]:
     """(accuracy, mean cross-entropy) of ``params`` on (x, y), in eval mode at the model's current width.
 
     Batch norm without running statistics normalises with each evaluation batch's statistics, so the result depends
@@ -426,13 +559,33 @@ def evaluate(model: nn.Module, params: State, x: torch.Tensor, y: torch.Tensor, 
     correct, loss = 0, 0.0
     for s in range(0, len(y), batch_size):
         with _autocast(y.device, amp):
-            out = model(x[s:s + batch_size]).float()
-        correct += int((out.argmax(1) == y[s:s + batch_size]).sum())
-        loss += float(F.cross_entropy(out, y[s:s + batch_size], reduction="sum"))
+            out = model(x[s : s + batch_size]).float()
+        correct += int((out.argmax(1) == y[s : s + batch_size]).sum())
+        loss += float(F.cross_entropy(out, y[s : s + batch_size], reduction="sum"))
     return correct / max(1, len(y)), loss / max(1, len(y))
 
 
-def to_tensors(x: np.ndarray, y: np.ndarray, device: str | torch.device = "cpu", normalize: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+@torch.no_grad()
+def predict(model: nn.Module, params: State | None, x: torch.Tensor, batch_size: int = 1024) -> np.ndarray:
+    """Predicted labels of ``params`` (``None``: the model's current parameters) at the model's current width."""
+    if params is not None:
+        model.load_state_dict(params, strict=False)
+    model.eval()
+    return torch.cat([model(x[s : s + batch_size]).argmax(1) for s in range(0, len(x), batch_size)]).cpu().numpy()
+
+
+def balanced_accuracy_of(
+    model: nn.Module, params: State | None, x: torch.Tensor, y: torch.Tensor, n_classes: int
+) -> float:
+    """Balanced accuracy (Aequa's accuracy metric) of ``params`` on (x, y)."""
+    from fairshare.metrics import balanced_accuracy
+
+    return balanced_accuracy(y.cpu().numpy(), predict(model, params, x), n_classes)
+
+
+def to_tensors(
+    x: np.ndarray, y: np.ndarray, device: str | torch.device = "cpu", normalize: bool = True
+) -> tuple[torch.Tensor, torch.Tensor]:
     """uint8 images -> float in [-1, 1] (the MMFL code's Normalize(0.5, 0.5)); float features unchanged."""
     xt = torch.as_tensor(x)
     if xt.dtype == torch.uint8:

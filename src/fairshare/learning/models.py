@@ -24,10 +24,11 @@ Payoff flows (spec §3.1): ``MLP`` with hidden (64, 64) is the authors' 784-64-6
 Offline data of the default profile: ``SmallCNN`` for scikit-learn's 8x8 digits (and other small images) and ``MLP``
 for the synthetic Gaussian features. Every model adapts to the input shape it is built for.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
@@ -81,7 +82,13 @@ class _PreActBlock(nn.Module):
 class PreActResNet18(nn.Module):
     """Pre-activation ResNet-18 for 32x32 images (spec §2.5); ``track_running_stats=False`` = the authors' batch norm."""
 
-    def __init__(self, input_shape: Sequence[int] = (3, 32, 32), n_classes: int = 10, track_running_stats: bool = True, width: int = 64):
+    def __init__(
+        self,
+        input_shape: Sequence[int] = (3, 32, 32),
+        n_classes: int = 10,
+        track_running_stats: bool = True,
+        width: int = 64,
+    ):
         super().__init__()
         widths = [width, 2 * width, 4 * width, 8 * width]
         self.stem = nn.Conv2d(input_shape[0], widths[0], 3, 1, 1, bias=False)
@@ -106,7 +113,13 @@ class SmallCNN(nn.Module):
     paper architecture (reconstruction).
     """
 
-    def __init__(self, input_shape: Sequence[int] = (1, 8, 8), n_classes: int = 10, channels: Sequence[int] = (16, 32), hidden: int = 64):
+    def __init__(
+        self,
+        input_shape: Sequence[int] = (1, 8, 8),
+        n_classes: int = 10,
+        channels: Sequence[int] = (16, 32),
+        hidden: int = 64,
+    ):
         super().__init__()
         c, h, w = input_shape
         self.conv1 = nn.Conv2d(c, channels[0], 3, padding=1)
@@ -140,8 +153,18 @@ class MLP(nn.Module):
         return self.net(x)
 
 
-MODELS = ("mnist_cnn", "emnist_cnn", "preact_resnet18", "small_cnn", "mlp",
-          "aequa_cnn1", "aequa_cnn2", "aequa_resnet18", "aequa_lstm", "aequa_mlp")
+MODELS = (
+    "mnist_cnn",
+    "emnist_cnn",
+    "preact_resnet18",
+    "small_cnn",
+    "mlp",
+    "aequa_cnn1",
+    "aequa_cnn2",
+    "aequa_resnet18",
+    "aequa_lstm",
+    "aequa_mlp",
+)
 
 
 def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options) -> nn.Module:
@@ -156,25 +179,40 @@ def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options
     if name in ("mnist_cnn", "emnist_cnn"):
         return MnistCNN(input_shape, n_classes, faithful=options.get("faithful", False))
     if name == "preact_resnet18":
-        return PreActResNet18(input_shape, n_classes, track_running_stats=options.get("track_running_stats", True),
-                              width=options.get("width", 64))
+        return PreActResNet18(
+            input_shape,
+            n_classes,
+            track_running_stats=options.get("track_running_stats", True),
+            width=options.get("width", 64),
+        )
     if name == "small_cnn":
-        return SmallCNN(input_shape, n_classes, channels=options.get("channels", (16, 32)), hidden=options.get("hidden", 64))
+        return SmallCNN(
+            input_shape, n_classes, channels=options.get("channels", (16, 32)), hidden=options.get("hidden", 64)
+        )
     if name == "mlp":
         return MLP(input_shape, n_classes, options.get("hidden", (64, 64)))
     from fairshare.learning import slimmable
 
     if name in ("aequa_cnn1", "aequa_cnn2"):
-        return slimmable.SlimmableCNN(input_shape, n_classes, convs=1 if name == "aequa_cnn1" else 2, widths=options.get("widths"))
+        return slimmable.SlimmableCNN(
+            input_shape, n_classes, convs=1 if name == "aequa_cnn1" else 2, widths=options.get("widths")
+        )
     if name == "aequa_resnet18":
         if not options.get("widths"):
             raise ValueError("aequa_resnet18 has switchable batch norm: pass its width grid as widths=[...]")
-        return slimmable.SlimmableResNet18(input_shape, n_classes, widths=options["widths"], base=options.get("base", 64),
-                                           track_running_stats=options.get("track_running_stats", True))
+        return slimmable.SlimmableResNet18(
+            input_shape,
+            n_classes,
+            widths=options["widths"],
+            base=options.get("base", 64),
+            track_running_stats=options.get("track_running_stats", True),
+        )
     if name == "aequa_lstm":
         if "vocab_size" not in options:
             raise ValueError("aequa_lstm needs vocab_size")
-        return slimmable.SlimmableTextLSTM(options["vocab_size"], n_classes, options.get("embed_dim", 300), options.get("hidden", 120))
+        return slimmable.SlimmableTextLSTM(
+            options["vocab_size"], n_classes, options.get("embed_dim", 300), options.get("hidden", 120)
+        )
     if name == "aequa_mlp":
         return slimmable.SlimmableMLP(input_shape, n_classes, hidden=options.get("hidden", (128, 128)))
     raise ValueError(f"unknown model '{name}'; choose one of {', '.join(MODELS)}")

@@ -9,10 +9,11 @@ affine parameters per width of a discrete grid. ``set_width(model, p)`` switches
 Models: ``SlimmableCNN`` (Aequa's 1-conv / 2-conv CNNs), ``SlimmableResNet18`` (CIFAR ResNet-18 with switchable
 batch norm), ``SlimmableTextLSTM`` (SST) and ``SlimmableMLP`` (tabular / offline data of the default profile).
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
@@ -36,8 +37,10 @@ class SlimmableLinear(nn.Linear, _Slimmable):
         self.slim_in, self.slim_out = slim_in, slim_out
 
     def active(self) -> tuple[int, int]:
-        return (units(self.width, self.out_features) if self.slim_out else self.out_features,
-                units(self.width, self.in_features) if self.slim_in else self.in_features)
+        return (
+            units(self.width, self.out_features) if self.slim_out else self.out_features,
+            units(self.width, self.in_features) if self.slim_in else self.in_features,
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out_u, in_u = self.active()
@@ -45,18 +48,30 @@ class SlimmableLinear(nn.Linear, _Slimmable):
 
 
 class SlimmableConv2d(nn.Conv2d, _Slimmable):
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, slim_in: bool = True, slim_out: bool = True, **kwargs):
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int,
+        slim_in: bool = True,
+        slim_out: bool = True,
+        **kwargs,
+    ):
         super().__init__(in_channels, out_channels, kernel_size, **kwargs)
         self.slim_in, self.slim_out = slim_in, slim_out
 
     def active(self) -> tuple[int, int]:
-        return (units(self.width, self.out_channels) if self.slim_out else self.out_channels,
-                units(self.width, self.in_channels) if self.slim_in else self.in_channels)
+        return (
+            units(self.width, self.out_channels) if self.slim_out else self.out_channels,
+            units(self.width, self.in_channels) if self.slim_in else self.in_channels,
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out_u, in_u = self.active()
         bias = self.bias[:out_u] if self.bias is not None else None
-        return F.conv2d(x[:, :in_u], self.weight[:out_u, :in_u], bias, self.stride, self.padding, self.dilation, self.groups)
+        return F.conv2d(
+            x[:, :in_u], self.weight[:out_u, :in_u], bias, self.stride, self.padding, self.dilation, self.groups
+        )
 
 
 class SwitchableBatchNorm2d(nn.Module, _Slimmable):
@@ -66,7 +81,9 @@ class SwitchableBatchNorm2d(nn.Module, _Slimmable):
         super().__init__()
         self.channels = channels
         self.widths = tuple(sorted(widths))
-        self.bn = nn.ModuleList(nn.BatchNorm2d(units(p, channels), track_running_stats=track_running_stats) for p in self.widths)
+        self.bn = nn.ModuleList(
+            nn.BatchNorm2d(units(p, channels), track_running_stats=track_running_stats) for p in self.widths
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.width not in self.widths:
@@ -192,12 +209,18 @@ class SlimmableCNN(nn.Module):
     FC 128 (1 conv) or 512 (2 conv). ``widths`` given: switchable batch norm after each conv on that grid.
     """
 
-    def __init__(self, input_shape: Sequence[int], n_classes: int, convs: int = 1, widths: Sequence[float] | None = None):
+    def __init__(
+        self, input_shape: Sequence[int], n_classes: int, convs: int = 1, widths: Sequence[float] | None = None
+    ):
         super().__init__()
         c, h, w = input_shape
         chans = [c, 32, 64][: convs + 1]
-        self.convs = nn.ModuleList(SlimmableConv2d(chans[i], chans[i + 1], 5, slim_in=i > 0, padding=2) for i in range(convs))
-        self.norms = nn.ModuleList(SwitchableBatchNorm2d(chans[i + 1], widths) for i in range(convs)) if widths else None
+        self.convs = nn.ModuleList(
+            SlimmableConv2d(chans[i], chans[i + 1], 5, slim_in=i > 0, padding=2) for i in range(convs)
+        )
+        self.norms = (
+            nn.ModuleList(SwitchableBatchNorm2d(chans[i + 1], widths) for i in range(convs)) if widths else None
+        )
         spatial = (h // 2**convs) * (w // 2**convs)
         hidden = 128 if convs == 1 else 512
         self.fc1 = _SlimmableFlatLinear(chans[-1], spatial, hidden)
@@ -254,7 +277,9 @@ class SlimmableMLP(nn.Module):
         super().__init__()
         sizes = [int(math.prod(input_shape)), *hidden, n_classes]
         self.layers = nn.ModuleList(
-            SlimmableLinear(sizes[i], sizes[i + 1], slim_in=i > 0, slim_out=i < len(sizes) - 2) for i in range(len(sizes) - 1))
+            SlimmableLinear(sizes[i], sizes[i + 1], slim_in=i > 0, slim_out=i < len(sizes) - 2)
+            for i in range(len(sizes) - 1)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.flatten(1)
@@ -274,7 +299,9 @@ class _SlimmableBasicBlock(nn.Module):
         self.bn2 = SwitchableBatchNorm2d(cout, widths, track)
         self.shortcut = None
         if stride != 1 or cin != cout:
-            self.shortcut = nn.Sequential(SlimmableConv2d(cin, cout, 1, stride=stride, bias=False), SwitchableBatchNorm2d(cout, widths, track))
+            self.shortcut = nn.Sequential(
+                SlimmableConv2d(cin, cout, 1, stride=stride, bias=False), SwitchableBatchNorm2d(cout, widths, track)
+            )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out = F.relu(self.bn1(self.conv1(x)))
@@ -289,7 +316,14 @@ class SlimmableResNet18(nn.Module):
     ResNet-18 (about 11.2 M parameters at width 1); smaller ``base`` values give cheap test models.
     """
 
-    def __init__(self, input_shape: Sequence[int], n_classes: int, widths: Sequence[float], base: int = 64, track_running_stats: bool = True):
+    def __init__(
+        self,
+        input_shape: Sequence[int],
+        n_classes: int,
+        widths: Sequence[float],
+        base: int = 64,
+        track_running_stats: bool = True,
+    ):
         super().__init__()
         chans = [base, 2 * base, 4 * base, 8 * base]
         self.stem = SlimmableConv2d(input_shape[0], chans[0], 3, slim_in=False, padding=1, bias=False)
@@ -297,7 +331,9 @@ class SlimmableResNet18(nn.Module):
         blocks, cin = [], chans[0]
         for i, cout in enumerate(chans):
             for j in range(2):
-                blocks.append(_SlimmableBasicBlock(cin, cout, 2 if (j == 0 and i > 0) else 1, widths, track_running_stats))
+                blocks.append(
+                    _SlimmableBasicBlock(cin, cout, 2 if (j == 0 and i > 0) else 1, widths, track_running_stats)
+                )
                 cin = cout
         self.blocks = nn.Sequential(*blocks)
         self.fc = SlimmableLinear(cin, n_classes, slim_out=False)

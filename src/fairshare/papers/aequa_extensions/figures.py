@@ -1,5 +1,7 @@
 """Figures for the Aequa extensions: reward accuracy vs participation rate (Fig. 2) and every evaluation metric
-over the rounds of training-time rewards against the baselines (Figs 3-4)."""
+over the rounds of training-time rewards against the baselines (Figs 3-4), and accuracy vs width at scale (Fig. 5).
+Figures read tidy results; they never recompute them."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,8 +12,14 @@ import pandas as pd
 from fairshare.io import save_figure
 from fairshare.plotting import seed_band
 
-STYLE = {"fedavg_ft": ("FedAvg-FT", "tab:blue", "o"), "cgsv": ("CGSV", "tab:green", "s"), "iafl": ("IAFL", "tab:purple", "^"),
-         "aequa": ("Aequa", "tab:red", "D"), "aequa_cgsv": ("Aequa+CGSV", "tab:orange", "v"), "aequa_shapfed": ("Aequa+ShapFed", "tab:brown", "P")}
+STYLE = {
+    "fedavg_ft": ("FedAvg-FT", "tab:blue", "o"),
+    "cgsv": ("CGSV", "tab:green", "s"),
+    "iafl": ("IAFL", "tab:purple", "^"),
+    "aequa": ("Aequa", "tab:red", "D"),
+    "aequa_cgsv": ("Aequa+CGSV", "tab:orange", "v"),
+    "aequa_shapfed": ("Aequa+ShapFed", "tab:brown", "P"),
+}
 METRICS = {"accuracy": "global accuracy", "pearson": "Pearson ρ", "mcg": "MCG", "cgs": "CGS (lower is fairer)"}
 
 
@@ -40,7 +48,9 @@ def reward_vs_rate(per_client: pd.DataFrame, runs: pd.DataFrame, stem: str | Pat
 def metrics_over_rounds(tidy: pd.DataFrame, stem: str | Path) -> None:
     """One row per dataset, one panel per metric: mean over seeds vs round, one line per method."""
     datasets = list(dict.fromkeys(tidy.dataset)) or ["(no runs)"]
-    fig, axes = plt.subplots(len(datasets), len(METRICS), figsize=(3.4 * len(METRICS), 2.8 * len(datasets)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(datasets), len(METRICS), figsize=(3.4 * len(METRICS), 2.8 * len(datasets)), squeeze=False
+    )
     for row, d in zip(axes, datasets):
         sub = tidy[tidy.dataset == d]
         for ax, (metric, label) in zip(row, METRICS.items()):
@@ -58,19 +68,26 @@ def metrics_over_rounds(tidy: pd.DataFrame, stem: str | Path) -> None:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=max(1, len(labels)), fontsize=7)
     partition = tidy.partition.iloc[0] if len(tidy) else ""
-    fig.suptitle(f"Training-time rewards, partition {partition} (Figs 3-4); NaN ρ (identical rewards) not drawn", fontsize=9)
+    fig.suptitle(
+        f"Training-time rewards, partition {partition} (Figs 3-4); NaN ρ (identical rewards) not drawn", fontsize=9
+    )
     fig.tight_layout(rect=(0, 0.06, 1, 0.95))
     save_figure(fig, Path(stem))
     plt.close(fig)
 
 
-def scale_accuracy_vs_width(curves: pd.DataFrame, fedavg_global: float, fedavg_ft_client: float, title: str, stem: str | Path) -> None:
+def scale_accuracy_vs_width(
+    curves: pd.DataFrame, fedavg_global: float, fedavg_ft_client: float, title: str, stem: str | Path
+) -> None:
     """Fig. 5: the slimmable model's accuracy at every width (mean over seeds, min-max band) against FedAvg's global
     model and FedAvg-FT's mean client model."""
     fig, ax = plt.subplots(figsize=(4.6, 3.4))
     if len(curves):
         seed_band(ax, curves, "width", "accuracy", color="tab:red", label="Aequa a(p)")
-    for value, style, label in ((fedavg_global, "--", "FedAvg (global)"), (fedavg_ft_client, ":", "FedAvg-FT (mean client)")):
+    for value, style, label in (
+        (fedavg_global, "--", "FedAvg (global)"),
+        (fedavg_ft_client, ":", "FedAvg-FT (mean client)"),
+    ):
         if value == value:  # not NaN
             ax.axhline(value, color="tab:blue", ls=style, lw=1.2, label=label)
     ax.set_xlabel("width p")
@@ -80,3 +97,15 @@ def scale_accuracy_vs_width(curves: pd.DataFrame, fedavg_global: float, fedavg_f
     fig.tight_layout()
     save_figure(fig, Path(stem))
     plt.close(fig)
+
+
+def scale_figure(curves: pd.DataFrame, scale: pd.DataFrame, title: str, stem: str | Path) -> None:
+    """Fig. 5 from the scale runs' a(p) curves and their tidy results (FedAvg-FT's global and mean client accuracy)."""
+    fedavg = scale[scale.method == "fedavg_ft"]
+    scale_accuracy_vs_width(
+        curves,
+        float(fedavg.accuracy.mean()) if len(fedavg) else float("nan"),
+        float(fedavg.mean_reward.mean()) if len(fedavg) else float("nan"),
+        title,
+        stem,
+    )

@@ -1,16 +1,20 @@
 """Aequa extensions on real data (scikit-learn digits): partial participation in every reward method, and
 training-time rewards (Algorithm 2): scores, width mapping, masked averaging and a free-rider getting a smaller model."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
-from fairshare.papers.aequa_extensions.commands import participants_schedule, participation_rates, rates_as_accuracies
-from fairshare.learning import rewards
+from fairshare.learning import baselines
 from fairshare.learning.aequa import train_aequa
-from fairshare.learning.aequa_training_time import (last_layer_keys, slice_scores, train_aequa_training_time,
-                                                    widths_from_contributions)
+from fairshare.learning.aequa_training_time import (
+    last_layer_keys,
+    slice_scores,
+    train_aequa_training_time,
+    widths_from_contributions,
+)
 from fairshare.learning.engine import ClientData, TrainSettings
 from fairshare.learning.slimmable import SlimmableCNN, SlimmableMLP
 
@@ -18,7 +22,7 @@ SETTINGS = TrainSettings(epochs=1, batch_size=16, lr=0.05, momentum=0.9)
 
 
 def _clients(x, y, n, size=120):
-    return [ClientData(x[i * size:(i + 1) * size], y[i * size:(i + 1) * size]) for i in range(n)]
+    return [ClientData(x[i * size : (i + 1) * size], y[i * size : (i + 1) * size]) for i in range(n)]
 
 
 def _order(r, i):
@@ -41,7 +45,9 @@ def test_widths_follow_normalised_contributions():
 def test_slice_scores_are_cosines_with_the_weighted_sum():
     u = [torch.tensor([1.0, 0.0]), torch.tensor([1.0, 0.0]), torch.tensor([-1.0, 0.0])]
     assert np.allclose(slice_scores(u, [1, 1, 1]), [1, 1, -1])
-    assert np.allclose(slice_scores([torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])], [3, 1]), [3 / np.sqrt(10), 1 / np.sqrt(10)])
+    assert np.allclose(
+        slice_scores([torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])], [3, 1]), [3 / np.sqrt(10), 1 / np.sqrt(10)]
+    )
 
 
 def test_last_layer_keys_are_the_classifier_end():
@@ -57,8 +63,10 @@ def test_everyone_participating_equals_full_participation(digits_tensors):
     x, y = digits_tensors
     clients = _clients(x, y, 3)
     model, init = _mlp_and_init()
-    plain = rewards.fedavg(model, init, clients, SETTINGS, 2, _order, executor="plain")
-    everyone = rewards.fedavg(model, init, clients, SETTINGS, 2, _order, executor="plain", participants=lambda r: np.arange(3))
+    plain = baselines.fedavg(model, init, clients, SETTINGS, 2, _order, executor="sequential")
+    everyone = baselines.fedavg(
+        model, init, clients, SETTINGS, 2, _order, executor="sequential", participants=lambda r: np.arange(3)
+    )
     for k in plain:
         assert torch.equal(plain[k], everyone[k])
 
@@ -70,27 +78,29 @@ def test_absent_clients_do_not_shape_the_model(digits_tensors):
     model, init = _mlp_and_init()
     skip_first = lambda r: np.array([1, 2])  # noqa: E731
     shifted = lambda r, i: _order(r, i + 1)  # noqa: E731
-    assert all(torch.equal(a, b) for a, b in zip(
-        rewards.fedavg(model, init, clients, SETTINGS, 2, _order, executor="plain", participants=skip_first).values(),
-        rewards.fedavg(model, init, clients[1:], SETTINGS, 2, shifted, executor="plain").values()))
-    server, locals_, reputation = rewards.cgsv(model, init, clients, SETTINGS, 2, _order, executor="plain", participants=skip_first)
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(
+            baselines.fedavg(
+                model, init, clients, SETTINGS, 2, _order, executor="sequential", participants=skip_first
+            ).values(),
+            baselines.fedavg(model, init, clients[1:], SETTINGS, 2, shifted, executor="sequential").values(),
+        )
+    )
+    server, locals_, reputation = baselines.cgsv(
+        model, init, clients, SETTINGS, 2, _order, executor="sequential", participants=skip_first
+    )
     assert all(torch.equal(locals_[0][k], init[k]) for k in init)  # the absent client received nothing
     assert not any(torch.equal(locals_[1][k], init[k]) for k in init if k.endswith("weight"))
     assert reputation.shape == (2, 3) and np.isclose(reputation[-1].sum(), 1.0)
     width_rng = lambda r, i: np.random.default_rng([9, r, i])  # noqa: E731
-    a = train_aequa(model, init, clients, SETTINGS, 2, order_rng=_order, width_rng=width_rng, p_min=0.3, participants=skip_first)
-    b = train_aequa(model, init, clients[1:], SETTINGS, 2, order_rng=shifted, width_rng=lambda r, i: width_rng(r, i + 1), p_min=0.3)
+    a = train_aequa(
+        model, init, clients, SETTINGS, 2, order_rng=_order, width_rng=width_rng, p_min=0.3, participants=skip_first
+    )
+    b = train_aequa(
+        model, init, clients[1:], SETTINGS, 2, order_rng=shifted, width_rng=lambda r, i: width_rng(r, i + 1), p_min=0.3
+    )
     assert all(torch.equal(a[k], b[k]) for k in a)
-
-
-def test_participation_schedule_and_rate_mapping():
-    rates = participation_rates(5, 0.2, 1.0)
-    assert np.allclose(rates, [0.2, 0.4, 0.6, 0.8, 1.0])
-    joins = participants_schedule(rates, lambda r: np.random.default_rng(r))
-    counts = np.bincount(np.concatenate([joins(r) for r in range(400)]), minlength=5) / 400
-    assert np.all(np.abs(counts - rates) < 0.08) and counts[-1] == 1.0
-    mapped = rates_as_accuracies(rates, np.array([0.3, 0.6, 0.9]))
-    assert np.isclose(mapped.min(), 0.3) and np.isclose(mapped.max(), 0.9) and np.all(np.diff(mapped) > 0)
 
 
 @pytest.mark.parametrize("ca", ["cgsv", "shapfed"])
@@ -104,13 +114,32 @@ def test_a_label_noise_free_rider_gets_the_smallest_model(digits_tensors, ca):
     torch.manual_seed(0)
     model = SlimmableCNN((1, 8, 8), 10, convs=1)
     init = {k: v.clone() for k, v in model.state_dict().items()}
-    seen = []
-    run = train_aequa_training_time(model, init, clients, SETTINGS, 6, order_rng=_order, width_rng=lambda r, i: np.random.default_rng([3, r, i]),
-                                    p_min=0.2, ca=ca, beta=0.5, on_round=lambda r, s, w: seen.append(w))
-    assert run.widths.shape == (6, 4) and run.contributions.shape == (6, 4) and len(seen) == 6
+    run = train_aequa_training_time(
+        model,
+        init,
+        clients,
+        SETTINGS,
+        6,
+        order_rng=_order,
+        width_rng=lambda r, i: np.random.default_rng([3, r, i]),
+        p_min=0.2,
+        ca=ca,
+        beta=0.5,
+    )
+    assert run.widths.shape == (6, 4) and run.contributions.shape == (6, 4) and run.scores.shape == (6, 4)
     final = run.widths[-1]
     assert np.all((final >= 0.2) & (final <= 1.0)) and final.max() == 1.0
     assert final[0] < final[1:].min()
-    again = train_aequa_training_time(model, init, clients, SETTINGS, 6, order_rng=_order, width_rng=lambda r, i: np.random.default_rng([3, r, i]),
-                                      p_min=0.2, ca=ca, beta=0.5)
+    again = train_aequa_training_time(
+        model,
+        init,
+        clients,
+        SETTINGS,
+        6,
+        order_rng=_order,
+        width_rng=lambda r, i: np.random.default_rng([3, r, i]),
+        p_min=0.2,
+        ca=ca,
+        beta=0.5,
+    )
     assert all(torch.equal(run.state[k], again.state[k]) for k in run.state)

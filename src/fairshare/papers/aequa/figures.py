@@ -1,5 +1,7 @@
 """Figures for Aequa: accuracy vs width of the slimmable global model against FedAvg / FedAvg-FT (Figs 1, 6),
-and per-client reward accuracy vs contribution for every method (the correlation behind Tables 2 and 6)."""
+and per-client reward accuracy vs contribution for every method (the correlation behind Tables 2 and 6). Figures read
+the tidy results of ``aequa summarize``; they never recompute them."""
+
 from __future__ import annotations
 
 import math
@@ -12,7 +14,12 @@ import pandas as pd
 from fairshare.io import save_figure
 from fairshare.plotting import panel_grid, seed_band
 
-METHODS = {"fedavg_ft": ("FedAvg-FT", "tab:blue"), "cgsv": ("CGSV", "tab:green"), "iafl": ("IAFL", "tab:purple"), "aequa": ("Aequa", "tab:red")}
+METHODS = {
+    "fedavg_ft": ("FedAvg-FT", "tab:blue"),
+    "cgsv": ("CGSV", "tab:green"),
+    "iafl": ("IAFL", "tab:purple"),
+    "aequa": ("Aequa", "tab:red"),
+}
 
 
 def _metric_mean(summary: pd.DataFrame, dataset: str, method: str, metric: str) -> float:
@@ -57,7 +64,9 @@ def reward_vs_contribution(per_client: pd.DataFrame, stem: Path) -> None:
     datasets = list(dict.fromkeys(per_client.dataset))
     colours = {d: plt.cm.tab10(i % 10) for i, d in enumerate(datasets)}
     first_seed = per_client[per_client.seed == per_client.seed.min()] if len(per_client) else per_client
-    fig, axes = plt.subplots(len(partitions), len(methods), figsize=(3.2 * len(methods), 2.8 * len(partitions)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(partitions), len(methods), figsize=(3.2 * len(methods), 2.8 * len(partitions)), squeeze=False
+    )
     for i, part in enumerate(partitions):
         for j, method in enumerate(methods):
             ax = axes[i, j]
@@ -81,3 +90,18 @@ def reward_vs_contribution(per_client: pd.DataFrame, stem: Path) -> None:
     fig.tight_layout()
     save_figure(fig, stem)
     plt.close(fig)
+
+
+def draw(
+    summary: pd.DataFrame,
+    per_client: pd.DataFrame,
+    curves: pd.DataFrame,
+    curve_partition: str,
+    width_stem: Path,
+    scatter_stem: Path,
+) -> None:
+    """Both figures: accuracy vs width on ``curve_partition`` (Figs 1 and 6) and reward vs contribution."""
+    accuracy_vs_width(
+        curves[curves.partition == curve_partition], summary[summary.partition == curve_partition], width_stem
+    )
+    reward_vs_contribution(per_client, scatter_stem)

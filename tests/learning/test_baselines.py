@@ -1,0 +1,148 @@
+"""Baselines of the Aequa paper: standalone, FedAvg-FT, CGSV, IAFL (most fair)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from fairshare.learning import baselines
+from fairshare.learning.engine import ClientData, TrainSettings, balanced_accuracy_of, local_train
+from fairshare.learning.slimmable import SlimmableMLP
+
+SETTINGS = TrainSettings(epochs=1, batch_size=16, lr=0.05, momentum=0.9)
+
+
+def order(r, i):
+    return np.random.default_rng([r, i])
+
+
+@pytest.fixture(scope="module")
+def setup():
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    x = torch.as_tensor(d.images.reshape(len(d.images), -1) / 8.0 - 1.0, dtype=torch.float32)
+    y = torch.as_tensor(d.target, dtype=torch.long)
+    clients = [ClientData(x[a:b], y[a:b]) for a, b in ((0, 200), (200, 300), (300, 340))]
+    torch.manual_seed(0)
+    model = SlimmableMLP((64,), 10, hidden=(32,))
+    return model, {k: v.clone() for k, v in model.state_dict().items()}, clients, (x[1400:], y[1400:])
+
+
+def _close(a, b, atol=1e-5):
+    return all(torch.allclose(a[k], b[k], atol=atol) for k in a)
+
+
+def test_sparsify_keeps_the_largest_fraction_per_tensor():
+    upd = {"w": torch.tensor([[0.1, -5.0], [2.0, 0.3]]), "b": torch.tensor([1.0, -2.0, 3.0])}
+    out = baselines.sparsify(upd, 0.5)
+    assert out["w"].tolist() == [[0.0, -5.0], [2.0, 0.0]]
+    assert out["b"].tolist() == [0.0, -2.0, 3.0]  # ceil(0.5 * 3) = 2 entries kept
+    assert torch.equal(baselines.sparsify(upd, 1.0)["w"], upd["w"])
+
+
+def test_standalone_is_local_training_for_all_epochs(setup):
+    model, init, clients, _ = setup
+    alone = baselines.standalone(model, init, clients, SETTINGS, 3, order, executor="sequential")
+    ref = local_train(
+        model,
+        init,
+        clients,
+        TrainSettings(3, 16, 0.05, 0.9),
+        generators=[order(0, i) for i in range(3)],
+        executor="sequential",
+    )
+    assert all(_close(a, r) for a, r in zip(alone, ref))
+    staged = baselines.standalone(
+        model, init, clients, SETTINGS, 3, order, lr_at=lambda e: 0.05 if e < 2 else 0.005, executor="sequential"
+    )
+    assert not _close(staged[0], alone[0])  # the learning-rate drop after epoch 2 changes the result
+
+
+def test_iafl_with_equal_contributions_is_fedavg(setup):
+    model, init, clients, _ = setup
+    glob = baselines.fedavg(model, init, clients, SETTINGS, 2, order, executor="sequential")
+    server, locals_ = baselines.iafl(
+        model,
+        init,
+        clients,
+        SETTINGS,
+        2,
+        order,
+        [0.8, 0.8, 0.8],
+        lambda r: np.random.default_rng(r),
+        executor="sequential",
+    )
+    assert _close(server, glob) and all(_close(s, glob) for s in locals_)
+
+
+def test_iafl_low_contributors_receive_fewer_updates(setup):
+    model, init, clients, (xt, yt) = setup
+    server, locals_ = baselines.iafl(
+        model,
+        init,
+        clients,
+        SETTINGS,
+        2,
+        order,
+        [0.9, 0.5, 0.1],
+        lambda r: np.random.default_rng(r),
+        executor="sequential",
+    )
+    assert _close(locals_[0], server)  # the top contributor receives every update (gamma = 1)
+    assert not _close(locals_[2], server)  # gamma = 1/9: only ceil(2/9) = 1 other update
+
+
+def test_fedavg_ft_fine_tunes_the_global_model(setup):
+    model, init, clients, _ = setup
+    glob, tuned = baselines.fedavg_ft(model, init, clients, SETTINGS, 2, order, executor="sequential")
+    assert _close(glob, baselines.fedavg(model, init, clients, SETTINGS, 2, order, executor="sequential"))
+    ref = local_train(model, glob, clients, SETTINGS, generators=[order(2, i) for i in range(3)], executor="sequential")
+    assert all(_close(t, r) for t, r in zip(tuned, ref)) and not _close(tuned[0], tuned[1])
+
+
+def test_cgsv_reputations_and_contribution_dependent_rewards(setup):
+    model, init, clients, (xt, yt) = setup
+    server, locals_, reps = baselines.cgsv(model, init, clients, SETTINGS, 3, order, gamma=0.5)
+    assert reps.shape == (3, 3) and np.allclose(reps.sum(axis=1), 1.0) and np.all(reps >= 1e-3 / 1.01)
+    keys = [n for n, _ in model.named_parameters()]
+    step = torch.cat([(server[k] - init[k]).flatten() for k in keys]).norm()
+    assert step <= 3 * 0.5 + 1e-5  # three aggregated updates of normalised (norm-Gamma) uploads
+    top = int(np.argmax(reps[-1]))
+    assert _close(
+        {k: locals_[top][k] for k in keys}, {k: server[k] for k in keys}
+    )  # the top reputation gets the full update
+    acc = balanced_accuracy_of(model, server, xt, yt, 10)
+    assert 0.0 <= acc <= 1.0
+
+
+def test_steps_through_the_round_driver_resume_exactly(setup, tmp_path):
+    """A CGSV run interrupted after round 2 and resumed from its checkpoint reaches the uninterrupted run's state."""
+    from fairshare.learning.rounds import run_rounds
+
+    model, init, clients, _ = setup
+    step = baselines.cgsv_step(model, clients, SETTINGS, order, gamma=0.5, executor="sequential")
+
+    def interrupted(r, state):
+        if r == 2:
+            raise KeyboardInterrupt
+        return step(r, state)
+
+    whole, _ = run_rounds(step, baselines.cgsv_start(init, clients), 4, settings="s", progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        run_rounds(
+            interrupted,
+            baselines.cgsv_start(init, clients),
+            4,
+            settings="s",
+            checkpoint=tmp_path / "c.pt",
+            progress=False,
+        )
+    part, _ = run_rounds(
+        step, baselines.cgsv_start(init, clients), 4, settings="s", checkpoint=tmp_path / "c.pt", progress=False
+    )
+    assert all(torch.equal(part["server"][k], whole["server"][k]) for k in whole["server"])
+    assert all(torch.equal(a[k], b[k]) for a, b in zip(part["locals"], whole["locals"]) for k in a)
+    server, _, reps = baselines.cgsv(model, init, clients, SETTINGS, 4, order, gamma=0.5, executor="sequential")
+    assert _close(server, whole["server"], atol=0) and np.array_equal(reps, np.array(whole["history"]))
