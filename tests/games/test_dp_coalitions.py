@@ -223,6 +223,27 @@ def test_theorem_3_bound_on_random_instances():
             assert 1 - 1e-12 <= pos_sc < max(4 / 3, 2 ** (1 / 3) * sigma2 / (3 * c[0] ** (2 / 3)))
 
 
+def test_price_of_stability_is_at_least_one():
+    """The designer's optimum is over every coalition and eps, so no stable coalition has a lower social cost."""
+    rng = generator(0, "game", 47)
+    for _ in range(40):
+        c, sigma2, alpha = (
+            np.sort(rng.uniform(1e-4, 5e-2, size=5)),
+            float(rng.uniform(0.005, 0.5)),
+            float(rng.uniform(-1, 1)),
+        )
+        for notion in dp.NOTIONS:
+            assert dp.price_of_stability(c, sigma2, alpha, notion)[0] >= 1 - 1e-12
+
+
+def test_nash_and_robust_windows_share_their_lower_end():
+    """Both notions need T(S) <= sigma2 (no member leaves), computed once: the windows start at the same point."""
+    c = dp.sorted_costs(L4["costs"])
+    for members in ((0, 1, 2, 3), (0, 1, 2, 4), (1, 2), (0, 5)):
+        nash, robust = (dp.stability_interval(c, members, 1.0, notion) for notion in dp.NOTIONS)
+        assert nash[0] == robust[0] and nash[1] <= robust[1]
+
+
 @pytest.mark.parametrize(
     "costs, alpha, notion, match",
     [

@@ -71,6 +71,18 @@ def test_optimal_fine_weights_match_paper_table5_weights():
     assert sum(v) == 1
 
 
+def test_optimal_fine_error_is_mu_over_n_times_own_weight():
+    """Spec identity (not in the paper): with optimal fine weights, err_j = mu_e / n_j * v_jj."""
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        n = [Fraction(int(x)) for x in rng.integers(1, 200, size=int(rng.integers(2, 7)))]
+        mu, s2 = Fraction(int(rng.choice([1, 10, 100]))), Fraction(int(rng.integers(1, 20)), 4)
+        exact = ms.errors(n, mu_e=mu, sigma2=s2, method="fine", exact=True)
+        for j in range(len(n)):
+            v = ms.optimal_fine_weights([1 / x for x in n], j, mu, s2)
+            assert exact[j] == mu / n[j] * v[j]
+
+
 def test_given_weights_reproduce_authors_notebook_values():
     # Values quoted in the spec from the authors' notebook 01 (w = (.2,.4,.6), V below; mu_e=10, s2=1).
     v = [[0.1, 0.6, 0.3], [0.2, 0.8, 0.0], [0.3, 0.5, 0.2]]

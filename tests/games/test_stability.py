@@ -109,6 +109,15 @@ def test_theorem_6_5_tie_goes_to_the_grand_coalition():
     assert game.is_strict_core(st.grand(game)) and not game.is_strict_core(st.split(game))
 
 
+def test_theorem_6_5_partition_is_the_only_strictly_core_stable_one():
+    """Not claimed by the paper: on small populations the Thm 6.5 partition is the unique strict-core element."""
+    for n_s, n_l in ((1, 50), (5, 50), (10, 300), (30, 300)):
+        for S in range(1, 3):
+            for L in range(1, 3):
+                game = st.TwoTypeGame(n_s, n_l, S, L, mu_e=10, sigma2=1, method="coarse")
+                assert game.stable("strict_core") == [st.theorem_6_5_partition(game)]
+
+
 def test_unknown_notion():
     with pytest.raises(ValueError, match="unknown stability notion"):
         st.stable_partitions([1, 2], mu_e=1, sigma2=1, method="uniform", notion="nash")

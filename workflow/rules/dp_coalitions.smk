@@ -72,7 +72,6 @@ rule dp_pos_plot:
 rule dp_claims:
     """Every scorecard row of the paper: statement checks, worked examples, Figure 1 and Theorems 1-4."""
     input:
-        ref=DP_REF,
         intervals=f"{DP_RESULTS}/fig1_intervals.csv",
         examples=f"{DP_RESULTS}/worked_examples.csv",
         pos=f"{DP_RESULTS}/price_of_stability.csv",
@@ -83,5 +82,5 @@ rule dp_claims:
     params:
         cfg=lambda w: cfg_json("seed", "dp_coalitions"),
     shell:
-        "fairshare dp-coalitions claims --reference {input.ref} --intervals {input.intervals}"
+        "fairshare dp-coalitions claims --intervals {input.intervals}"
         " --examples {input.examples} --pos {input.pos} --output {output} --cfg {params.cfg} > {log} 2>&1"

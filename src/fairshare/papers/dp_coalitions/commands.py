@@ -35,7 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=pos)
 
     p = sub.add_parser("claims", help="numerical checks of every checkable statement")
-    p.add_argument("--reference", required=True)
     p.add_argument("--intervals", required=True)
     p.add_argument("--examples", required=True)
     p.add_argument("--pos", required=True)
@@ -80,10 +79,9 @@ def pos(args: argparse.Namespace) -> None:
 
 def claims_cmd(args: argparse.Namespace) -> None:
     rows = claims.all_claims(
-        _settings(args),
-        _ref(args.reference),
+        experiment.claim_evidence(_settings(args)),
         pd.read_csv(args.intervals),
-        pd.read_csv(args.examples),
+        pd.read_csv(args.examples, dtype={"printed": str, "reproduced": str}),
         pd.read_csv(args.pos),
     )
     write_claims(args.output, rows)
