@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from fairshare.games import shapley as sh
-from fairshare.papers.payoff_flows.experiment import random_monotone_game
 from tests.conftest import REPO
 
 REFERENCE = np.array(json.loads((REPO / "workflow" / "reference" / "payoff_mnist_5parties_v.json").read_text())["v"])
@@ -65,9 +64,9 @@ def test_exact_values_match_permutation_averages(n):
         assert F[i, i] == 0.0
 
 
-def test_conditional_equals_shapley_of_the_game_given_i():
+def test_conditional_equals_shapley_of_the_game_given_i(monotone_game):
     # phi_{j|i}(v) is j's Shapley value in u_i(S) = v(S + i) - v(i) on the other n - 1 players (spec §2.3)
-    v = random_monotone_game(5, np.random.default_rng(7))
+    v = monotone_game(5, np.random.default_rng(7))
     F = sh.conditional_shapley(v)
     for i in range(5):
         others = [k for k in range(5) if k != i]

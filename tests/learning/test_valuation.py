@@ -1,5 +1,5 @@
 """Coalition valuation on real data (scikit-learn digits): the optimiser, the fixed initialisation, determinism,
-coalition data modes, and the paper's Section 5 observations on a value table trained here."""
+checkpoint and resume, coalition data modes."""
 
 from __future__ import annotations
 
@@ -13,10 +13,6 @@ from fairshare import seeding
 from fairshare.data.datasets import build_dataset
 from fairshare.data.partition import label_range
 from fairshare.learning.valuation import Adam, coalition_indices, initial_model, train_and_score
-from fairshare.papers.payoff_flows.claims import PAPER_PARTIES, paper_observations
-from fairshare.papers.payoff_flows.experiment import check_properties
-
-PAPER_RANGES = [[0, 0], [1, 2], [0, 3], [3, 5], [6, 9]]
 
 
 @pytest.fixture(scope="module")
@@ -111,20 +107,3 @@ def test_concat_keeps_duplicates_union_does_not(digits):
         coalition_indices(parties, 0)
     with pytest.raises(ValueError, match="concat or union"):
         coalition_indices(parties, 1, "merge")
-
-
-def test_paper_observations_on_a_table_trained_here(digits):
-    # the paper's five label-range parties on digits: 31 coalitions, 5 epochs each (a couple of seconds)
-    parties = label_range(digits.y_train, PAPER_RANGES).client_indices
-    v = np.zeros(32)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as in the pipeline's jobs (and much faster for this tiny MLP on a busy machine)
-    try:
-        for mask in range(1, 32):
-            v[mask] = _score(digits, coalition_indices(parties, mask), seed=0, epochs=5)
-    finally:
-        torch.set_num_threads(threads)
-    failed = [o.claim for o in paper_observations(v, PAPER_PARTIES) if not o.holds]
-    assert not failed
-    rng = np.random.default_rng(0)
-    assert not [c.name for c in check_properties(v, rng) if c.kind == "property" and not c.holds]

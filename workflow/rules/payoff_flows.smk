@@ -1,7 +1,7 @@
 # "Trade-off between Payoff and Model Rewards in Shapley-Fair Collaborative ML" (NeurIPS 2022).
 # Coalition valuation: one job per non-empty coalition (2^n - 1; 31 for the paper's five parties), all from one
-# fixed initialisation, then one job assembles the value table. Allocations under the budget scenarios, Figure 2
-# from this run's table and from the authors' stored MNIST table, the properties suite and the claims table.
+# fixed initialisation, then one job assembles the value table. Allocations under the budget scenarios and Figure 2
+# from this run's table and from the authors' stored MNIST table; the claims are checked on both tables' allocations.
 # A valuation job's time goes to its benchmark file under logs/, not into its result (results are byte-identical).
 from fairshare.papers.payoff_flows.experiment import Valuation  # noqa: E402
 
@@ -12,7 +12,7 @@ USED_DATASETS.add(PF["dataset"])
 
 
 def pf_valuation_cfg(wildcards):
-    """Only the keys a valuation reads: editing budgets or the properties suite reruns no training."""
+    """Only the keys a valuation reads: editing the budget scenarios reruns no training."""
     return cfg_file({"seed": config["seed"], "payoff_flows": {k: PF[k] for k in Valuation.KEYS}})
 
 
@@ -95,29 +95,20 @@ rule payoff_flows_figure2:
         " --title {params.title} --png {output.png} --pdf {output.pdf} > {log} 2>&1"
 
 
-rule payoff_flows_properties:
-    input:
-        reference=PF_REFERENCE,
-        trained="results/payoff_flows/trained/value_table.json",
-    output:
-        "results/payoff_flows/properties.csv",
-    log:
-        "logs/payoff_flows/properties.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "payoff_flows"),
-    shell:
-        "fairshare payoff-flows properties --tables reference={input.reference} trained={input.trained}"
-        " --output {output} --cfg {params.cfg} > {log} 2>&1"
-
-
 rule payoff_flows_claims:
     input:
-        reference=PF_REFERENCE,
-        trained="results/payoff_flows/trained/value_table.json",
+        reference_values=PF_REFERENCE,
+        reference_alloc="results/payoff_flows/reference/allocations.csv",
+        reference_flows="results/payoff_flows/reference/flows.csv",
+        trained_values="results/payoff_flows/trained/value_table.json",
+        trained_alloc="results/payoff_flows/trained/allocations.csv",
+        trained_flows="results/payoff_flows/trained/flows.csv",
     output:
         "results/payoff_flows/claims.csv",
     log:
         "logs/payoff_flows/claims.log",
     shell:
-        "fairshare payoff-flows claims --tables reference={input.reference} trained={input.trained}"
+        "fairshare payoff-flows claims"
+        " --table reference {input.reference_values} {input.reference_alloc} {input.reference_flows}"
+        " --table trained {input.trained_values} {input.trained_alloc} {input.trained_flows}"
         " --output {output} > {log} 2>&1"

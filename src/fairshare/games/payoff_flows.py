@@ -107,9 +107,11 @@ def budget_lambda(F: np.ndarray, budgets: Sequence[float]) -> np.ndarray:
 def fixed_point_lambda(
     F: np.ndarray, budgets: Sequence[float], tol: float = 1e-12, max_iter: int = 100_000
 ) -> np.ndarray:
-    """The authors' iteration for lambda*: start at 1, repeatedly lower the first over-budget party to its budget.
+    """lambda* by the fixed-point iteration of the authors' code (reimplemented here from its description, spec §4):
+    start at 1, repeatedly lower the first over-budget party to its budget.
 
-    Kept as an independent cross-check of ``budget_lambda`` (both give the greatest feasible lambda when F >= 0).
+    A second algorithm to cross-check ``budget_lambda`` in the tests (both give the greatest feasible lambda when
+    F >= 0); it is this project's code, not the authors'.
     """
     F = np.asarray(F, dtype=float)
     b = np.asarray(budgets, dtype=float)

@@ -1,5 +1,6 @@
-"""Commands of the payoff/model-reward paper: coalition valuation, value table, allocations, Figure 2, properties,
-claims. Each reads the inputs and config blocks its rule passes and writes the outputs the rule names.
+"""Commands of the payoff/model-reward paper: coalition valuation, value table, allocations, Figure 2, claims.
+
+Each reads the inputs and config blocks its rule passes and writes the outputs the rule names.
 
 Heavy imports (torch, pandas, scipy) happen inside the commands: the 2^n - 1 ``valuate`` jobs start quickly.
 """
@@ -57,14 +58,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pdf", required=True)
     p.set_defaults(func=figure2)
 
-    p = sub.add_parser("properties", help="axioms and lemmas checked on value tables and on random monotone games")
-    p.add_argument("--tables", nargs="+", required=True, help="label=path pairs of value tables")
-    p.add_argument("--output", required=True)
-    cfg_argument(p)
-    p.set_defaults(func=properties)
-
-    p = sub.add_parser("claims", help="the paper's Section 5 observations on each value table")
-    p.add_argument("--tables", nargs="+", required=True, help="label=path pairs of value tables")
+    p = sub.add_parser("claims", help="the paper's Section 5 statements, checked on each value table's allocations")
+    p.add_argument(
+        "--table",
+        nargs=4,
+        action="append",
+        required=True,
+        metavar=("LABEL", "VALUES", "ALLOCATIONS", "FLOWS"),
+        help="a value table's label, its JSON (for the dataset name) and its allocations and flows CSVs",
+    )
     p.add_argument("--output", required=True)
     p.set_defaults(func=claims)
 
@@ -127,24 +129,15 @@ def figure2(args: argparse.Namespace) -> None:
     plt.close(fig)
 
 
-def _tables(items: list[str]) -> list[tuple[str, dict]]:
-    out = []
-    for item in items:
-        label, sep, path = item.partition("=")
-        if not sep:
-            raise CommandError(f"'{item}' is not a label=path pair")
-        out.append((label, read_json(path)))
-    return out
-
-
-def properties(args: argparse.Namespace) -> None:
-    st = Analysis.from_config(section(args, PAPER), section(args, "seed"))
-    tables = [(label, table["v"]) for label, table in _tables(args.tables)]
-    write_csv(args.output, experiment.properties(tables, st))
-
-
 def claims(args: argparse.Namespace) -> None:
-    from fairshare.papers.payoff_flows.claims import claims as observations
+    import pandas as pd
+
+    from fairshare.papers.payoff_flows.claims import claims as check
+    from fairshare.papers.payoff_flows.claims import read_table
     from fairshare.report import write_claims
 
-    write_claims(args.output, observations(_tables(args.tables)))
+    tables = []
+    for label, values, allocations, flows in args.table:
+        dataset = ", ".join(read_json(values).get("dataset", ["mnist"]))  # the authors' table is MNIST
+        tables.append(read_table(label, dataset, pd.read_csv(allocations), pd.read_csv(flows)))
+    write_claims(args.output, check(tables))
