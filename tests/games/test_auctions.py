@@ -1,5 +1,6 @@
 """Recruitment mechanisms (FedFairMMFL Sec. V): feasibility, individual rationality, hand-worked Algorithm 3 rounds,
 GMMFair's optimality against brute force, the baselines' rules, tie-breaking, and the recruitment record."""
+
 from __future__ import annotations
 
 import itertools
@@ -12,10 +13,16 @@ from scipy import stats
 from fairshare.games import auctions as au
 
 BUDGETED_VARIANTS = [
-    ("budget_fair", {}), ("budget_fair", {"payment": "uniform"}),
-    ("maxmin_fair", {}), ("maxmin_fair", {"fractional": False}), ("maxmin_fair", {"strict": False}),
+    ("budget_fair", {}),
+    ("budget_fair", {"payment": "uniform"}),
+    ("maxmin_fair", {}),
+    ("maxmin_fair", {"fractional": False}),
+    ("maxmin_fair", {"strict": False}),
     ("maxmin_fair", {"reallocation": "proportional"}),
-    ("gmmfair", {}), ("greedy_within_budget", {}), ("random_within_budget", {}), ("random_within_budget", {"skip": True}),
+    ("gmmfair", {}),
+    ("greedy_within_budget", {}),
+    ("random_within_budget", {}),
+    ("random_within_budget", {"skip": True}),
 ]
 
 
@@ -42,7 +49,9 @@ def test_budgeted_mechanisms_are_feasible_and_individually_rational(mech, switch
         full = r.x == 1
         assert np.all(r.payments[full] >= bids[full] - 1e-12)  # winners are paid at least their bid
         part = (r.x > 0) & (r.x < 1)
-        np.testing.assert_allclose(r.payments[part], r.x[part] * bids[part], rtol=1e-12)  # fractional: paid at the bid rate
+        np.testing.assert_allclose(
+            r.payments[part], r.x[part] * bids[part], rtol=1e-12
+        )  # fractional: paid at the bid rate
 
 
 def test_budget_fair_winners_follow_the_proportional_share_rule():
@@ -77,8 +86,10 @@ def test_maxmin_fair_reallocation_round_by_hand():
     r = au.maxmin_fair(bids, 2.0)
     np.testing.assert_array_equal(r.x, [[1, 1], [1, 1], [0, 0]])
     np.testing.assert_allclose(r.payments, [[0.4, 0.6], [0.4, 0.6], [0, 0]])
-    assert [(e.round, e.kind, e.recipients, e.donors) for e in r.events] == [(2, "reallocation", ((1, 1),), ((0, 1),)),
-                                                                               (3, "stop", ((0, 2), (1, 2)), ())]
+    assert [(e.round, e.kind, e.recipients, e.donors) for e in r.events] == [
+        (2, "reallocation", ((1, 1),), ((0, 1),)),
+        (3, "stop", ((0, 2), (1, 2)), ()),
+    ]
     np.testing.assert_allclose(r.events[0].amount, 0.2)
 
 
@@ -99,7 +110,9 @@ def test_maxmin_fair_fractional_round_by_hand():
 
 
 def test_maxmin_fair_strict_switch_when_shortfall_equals_surplus():
-    bids = np.array([[0.125, 0.25], [0.25, 0.75]])  # B = 2: round 2 has A = 1.5 - 1 = 0.5 = C = 1 - 0.5 (exact in binary)
+    bids = np.array(
+        [[0.125, 0.25], [0.25, 0.75]]
+    )  # B = 2: round 2 has A = 1.5 - 1 = 0.5 = C = 1 - 0.5 (exact in binary)
     strict = au.maxmin_fair(bids, 2.0)
     loose = au.maxmin_fair(bids, 2.0, strict=False)
     assert strict.events[-1].kind == "fractional" and loose.events[-1].kind == "reallocation"
@@ -125,12 +138,14 @@ def test_waterfill_and_proportional_donations():
 
 
 def test_maxmin_fair_balances_tasks_and_starts_from_budget_fair():
-    for k, (bids, budget) in enumerate(_profiles(30, users=30, tasks=3)):
+    for bids, budget in _profiles(30, users=30, tasks=3):
         r = au.maxmin_fair(bids, budget)
         assert r.difference < 1  # fractional last round: take-ups differ by less than one user
         integer = (r.x == 1).sum(axis=0)
         assert np.ptp(integer) <= 1
-        assert r.objective >= au.budget_fair(bids, budget).objective - 1e-12  # it only adds users to budget-fair's rounds
+        assert (
+            r.objective >= au.budget_fair(bids, budget).objective - 1e-12
+        )  # it only adds users to budget-fair's rounds
         for variant in ({"reallocation": "proportional"}, {"strict": False}):
             assert au.maxmin_fair(bids, budget, **variant).difference < 1
 
@@ -145,7 +160,10 @@ def test_maxmin_fair_recruits_everyone_with_a_large_budget():
 def _brute_force_maxmin(bids: np.ndarray, budget: float) -> int:
     """max over every choice of a user subset per task of the smallest subset, paying each user its bid (Eqs. 36-38)."""
     n, tasks = bids.shape
-    subsets = [[(sum(bids[list(c), s]), len(c)) for r in range(n + 1) for c in itertools.combinations(range(n), r)] for s in range(tasks)]
+    subsets = [
+        [(sum(bids[list(c), s]), len(c)) for r in range(n + 1) for c in itertools.combinations(range(n), r)]
+        for s in range(tasks)
+    ]
     best = 0
     for pick in itertools.product(*subsets):
         if sum(cost for cost, _ in pick) <= budget:
@@ -243,3 +261,17 @@ def test_run_mechanism_keeps_only_its_own_switches_and_rejects_bad_input():
         au.maxmin_fair(bids, 1.0, reallocation="auction")
     with pytest.raises(ValueError, match="payment"):
         au.budget_fair(bids, 1.0, payment="vcg")
+
+
+def test_utility_counts_payments_minus_costs_over_tasks():
+    r = au.Recruitment(np.array([[1.0, 0.5], [0.0, 0.0]]), np.array([[0.6, 0.2], [0.0, 0.0]]))
+    np.testing.assert_allclose(au.utility(r, np.array([[0.5, 0.3], [0.1, 0.1]])), [0.1 + 0.05, 0.0])
+
+
+def test_corollary10_closed_forms():
+    mm, bf = au.corollary10(2.0)
+    assert mm == pytest.approx(np.exp(-2) * 3) and bf == pytest.approx(np.exp(-2) * (2 * np.e - 1))
+    assert (round(mm, 4), round(bf, 4)) == (0.406, 0.6004)  # spec §3.5
+    for y in np.linspace(0.01, 10, 50):
+        mm, bf = au.corollary10(y)
+        assert 0 < mm < bf < 1  # the corollary's inequality ("strictly greater" in the text is an erratum)

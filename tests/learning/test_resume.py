@@ -1,4 +1,6 @@
-"""Resumable training: a run killed mid-way and restarted reaches exactly the parameters of an uninterrupted run."""
+"""The round driver (learning/rounds.py) on a FedAvg job: a run killed mid-way (an exception, or SIGKILL of a forked
+process) and restarted reaches exactly the parameters and metrics of an uninterrupted run."""
+
 from __future__ import annotations
 
 import os
@@ -10,7 +12,6 @@ import pandas as pd
 import pytest
 import torch
 
-
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 FEDAVG = textwrap.dedent('''
@@ -19,7 +20,7 @@ FEDAVG = textwrap.dedent('''
     import torch
     from fairshare import seeding
     from fairshare.learning.aggregation import weighted_average
-    from fairshare.learning.checkpoint import run_rounds
+    from fairshare.learning.rounds import run_rounds, settings_hash
     from fairshare.learning.engine import ClientData, TrainSettings, evaluate, local_train
     from fairshare.learning.models import build_model
 
@@ -50,7 +51,8 @@ FEDAVG = textwrap.dedent('''
             acc, loss = evaluate(model, state, clients[0].x, clients[0].y)
             return state, {"accuracy": acc, "loss": loss}, sum(len(c) for c in cohort)
 
-        return run_rounds(one_round, dict(model.state_dict()), ROUNDS, checkpoint=checkpoint, metrics_csv=metrics_csv,
+        return run_rounds(one_round, dict(model.state_dict()), ROUNDS, settings=settings_hash(SEED, "fedavg"),
+                          checkpoint=checkpoint, metrics_csv=metrics_csv,
                           keys={"paper": "test", "experiment": "resume", "method": "fedavg", "seed": SEED}, progress=False)
 ''')
 

@@ -1,103 +1,141 @@
 # Recruitment auctions (FedFairMMFL paper, Section V). Experiment 5 (Figures 7a, 7b), measured truthfulness and
 # Corollary 10: numpy, seconds of CPU. Experiment 6 (Figure 7c): recruitment files, then FedFairMMFL training.
-
-
-rule auctions_exp5:
-    output:
-        "results/auctions/exp5.csv",
-    params:
-        cfg=lambda w: cfg_json("seed", "auctions"),
-    shell:
-        "fairshare auctions exp5 --output {output} --cfg {params.cfg}"
-
-
-rule auctions_properties:
-    output:
-        truthfulness="results/auctions/truthfulness.csv",
-        corollary10="results/auctions/corollary10.csv",
-    params:
-        cfg=lambda w: cfg_json("seed", "auctions"),
-    shell:
-        "fairshare auctions properties --truthfulness {output.truthfulness} --corollary10 {output.corollary10} --cfg {params.cfg}"
-
-
-rule auctions_claims:
-    input:
-        exp5="results/auctions/exp5.csv",
-        truthfulness="results/auctions/truthfulness.csv",
-        corollary10="results/auctions/corollary10.csv",
-    output:
-        "results/auctions/claims.csv",
-    params:
-        cfg=lambda w: cfg_json("seed", "auctions"),
-    shell:
-        "fairshare auctions claims --exp5 {input.exp5} --truthfulness {input.truthfulness} --corollary10 {input.corollary10}"
-        " --output {output} --cfg {params.cfg}"
-
-
-rule auctions_figures:
-    input:
-        "results/auctions/exp5.csv",
-    output:
-        [f"figures/auctions/{n}.{x}" for n in ("fig7a", "fig7b") for x in ("png", "pdf")],
-    params:
-        cfg=lambda w: cfg_json("seed", "auctions"),
-    shell:
-        "fairshare auctions figures --exp5 {input} --outdir figures/auctions --cfg {params.cfg}"
-
-
-# Experiment 6: each mechanism recruits at B (one JSON per mechanism and seed: winners per task, participation,
-# payments, bids), then the recruited clients train two tasks with FedFairMMFL (one job per mechanism and seed).
+AU_RESULTS = "results/auctions"
+AU_FIGURES = "figures/auctions"
+AU_LOGS = "logs/auctions"
 AU6 = config["auctions"]["exp6"]
 USED_DATASETS.update(AU6["tasks"])
-AU6_RECRUIT = f"results/auctions/recruitment/B{AU6['budget']:g}"
+AU6_RECRUIT = f"{AU_RESULTS}/recruitment/B{AU6['budget']:g}"
 AU6_RUNS = [(m, s) for m in AU6["mechanisms"] for s in range(AU6["seeds"])]
+
+
+def figure_stem(png):
+    """A figure's path without suffix (the figure commands write .png and .pdf next to each other)."""
+    return str(Path(png).with_suffix(""))
 
 
 def exp6_cfg_json():
     """Like cfg_json, but only the exp6 part of the auctions block: editing Exp 5 settings does not retrain Exp 6
     (the recruitment files carry everything else the training needs)."""
     blocks = {k: config[k] for k in ("seed", "device", "mmfl")}
-    return shlex.quote(json.dumps({**blocks, "auctions": {"exp6": AU6}}, sort_keys=True))
+    return cfg_file({**blocks, "auctions": {"exp6": AU6}})
 
 
+rule auctions_exp5:
+    """Experiment 5: take-up per task vs budget for every mechanism and seed."""
+    output:
+        f"{AU_RESULTS}/exp5.csv",
+    log:
+        f"{AU_LOGS}/exp5.log",
+    params:
+        cfg=lambda w: cfg_json("seed", "auctions"),
+    shell:
+        "fairshare auctions exp5 --output {output} --cfg {params.cfg} > {log} 2>&1"
+
+
+rule auctions_properties:
+    """Misreporting gains of every mechanism (truthfulness, Theorem 8, Corollary 9) and Corollary 10."""
+    output:
+        truthfulness=f"{AU_RESULTS}/truthfulness.csv",
+        corollary10=f"{AU_RESULTS}/corollary10.csv",
+    log:
+        f"{AU_LOGS}/properties.log",
+    params:
+        cfg=lambda w: cfg_json("seed", "auctions"),
+    shell:
+        "fairshare auctions properties --truthfulness {output.truthfulness} --corollary10 {output.corollary10}"
+        " --cfg {params.cfg} > {log} 2>&1"
+
+
+rule auctions_claims:
+    """Section V's statements (Figs. 7a/7b orderings, truthfulness, Corollaries 9 and 10) from the results."""
+    input:
+        exp5=f"{AU_RESULTS}/exp5.csv",
+        truthfulness=f"{AU_RESULTS}/truthfulness.csv",
+        corollary10=f"{AU_RESULTS}/corollary10.csv",
+    output:
+        f"{AU_RESULTS}/claims.csv",
+    log:
+        f"{AU_LOGS}/claims.log",
+    params:
+        cfg=lambda w: cfg_json("seed", "auctions"),
+    shell:
+        "fairshare auctions claims --exp5 {input.exp5} --truthfulness {input.truthfulness}"
+        " --corollary10 {input.corollary10} --output {output} --cfg {params.cfg} > {log} 2>&1"
+
+
+rule auctions_figures:
+    """Figures 7a and 7b."""
+    input:
+        f"{AU_RESULTS}/exp5.csv",
+    output:
+        fig7a=f"{AU_FIGURES}/fig7a.png",
+        fig7a_pdf=f"{AU_FIGURES}/fig7a.pdf",
+        fig7b=f"{AU_FIGURES}/fig7b.png",
+        fig7b_pdf=f"{AU_FIGURES}/fig7b.pdf",
+    log:
+        f"{AU_LOGS}/figures.log",
+    params:
+        cfg=lambda w: cfg_json("seed", "auctions"),
+        fig7a=lambda w, output: figure_stem(output.fig7a),
+        fig7b=lambda w, output: figure_stem(output.fig7b),
+    shell:
+        "fairshare auctions figures --exp5 {input} --fig7a {params.fig7a} --fig7b {params.fig7b}"
+        " --cfg {params.cfg} > {log} 2>&1"
+
+
+# Experiment 6: each mechanism recruits at B (one JSON per mechanism and seed: winners per task, participation,
+# payments, bids), then the recruited clients train two tasks with FedFairMMFL (one job per mechanism and seed).
 rule auctions_recruit:
+    """One recruitment file per (mechanism, seed) at Exp 6's budget."""
     output:
         [f"{AU6_RECRUIT}/{m}/seed{s}.json" for m, s in AU6_RUNS],
+    log:
+        f"{AU_LOGS}/recruit.log",
     params:
         cfg=lambda w: cfg_json("seed", "auctions"),
         budget=AU6["budget"],
+        mechanisms=[m for m, _ in AU6_RUNS],
+        seeds=[s for _, s in AU6_RUNS],
     shell:
-        "fairshare auctions recruit --budget {params.budget} --outputs {output} --cfg {params.cfg}"
+        "fairshare auctions recruit --budget {params.budget} --mechanisms {params.mechanisms} --seeds {params.seeds}"
+        " --outputs {output} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule auctions_exp6:
+    """FedFairMMFL on one recruitment file's clients, checkpointing every round."""
     input:
         recruitment=f"{AU6_RECRUIT}/{{mechanism}}/seed{{seed}}.json",
         datasets=[dataset_file(t) for t in AU6["tasks"]],
     output:
-        "results/auctions/exp6/{mechanism}/seed{seed}.csv",
-    params:
-        cfg=lambda w: exp6_cfg_json(),
-        datasets=lambda w: " ".join(f"{t}={dataset_file(t)}" for t in AU6["tasks"]),
-        checkpoint=lambda w: f"checkpoints/auctions/exp6/{w.mechanism}/seed{w.seed}.pt",
+        f"{AU_RESULTS}/exp6/{{mechanism}}/seed{{seed}}.csv",
+    log:
+        f"{AU_LOGS}/exp6_{{mechanism}}_seed{{seed}}.log",
     resources:
         gpu=GPU,
+    params:
+        cfg=lambda w: exp6_cfg_json(),
+        datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],
+        checkpoint=lambda w: f"{CHECKPOINTS}/auctions/exp6/{w.mechanism}/seed{w.seed}.pt",
     shell:
         "fairshare auctions exp6 --recruitment {input.recruitment} --datasets {params.datasets}"
-        " --output {output} --checkpoint {params.checkpoint} --cfg {params.cfg}"
+        " --output {output} --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule auctions_figure7c:
+    """Figure 7c: minimum accuracy across the two tasks per mechanism, its summary table and claims."""
     input:
-        [f"results/auctions/exp6/{m}/seed{s}.csv" for m, s in AU6_RUNS],
+        [f"{AU_RESULTS}/exp6/{m}/seed{s}.csv" for m, s in AU6_RUNS],
     output:
-        summary="results/auctions/exp6_summary.csv",
-        claims="results/auctions/exp6_claims.csv",
-        png="figures/auctions/fig7c.png",
-        pdf="figures/auctions/fig7c.pdf",
+        summary=f"{AU_RESULTS}/exp6_summary.csv",
+        claims=f"{AU_RESULTS}/exp6_claims.csv",
+        png=f"{AU_FIGURES}/fig7c.png",
+        pdf=f"{AU_FIGURES}/fig7c.pdf",
+    log:
+        f"{AU_LOGS}/figure7c.log",
     params:
-        cfg=lambda w: shlex.quote(json.dumps({"auctions": {"exp6": AU6}}, sort_keys=True)),
+        cfg=lambda w: cfg_file({"auctions": {"exp6": AU6}}),
+        stem=lambda w, output: figure_stem(output.png),
     shell:
-        "fairshare auctions figure7c {input} --summary {output.summary} --claims {output.claims} --output figures/auctions/fig7c"
-        " --cfg {params.cfg}"
+        "fairshare auctions figure7c {input} --summary {output.summary} --claims {output.claims}"
+        " --output {params.stem} --cfg {params.cfg} > {log} 2>&1"

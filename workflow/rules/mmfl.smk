@@ -1,55 +1,100 @@
-# "Fair Concurrent Training of Multiple Models in FL": one job per (experiment, method, seed), then summaries.
-MMFL = config["mmfl"]
-MMFL_RUNS = [(e["name"], m, s) for e in MMFL["experiments"] for m in e["methods"] for s in range(e.get("seeds", MMFL["seeds"]))]
-for _e in MMFL["experiments"]:
-    USED_DATASETS.update(_e["tasks"])
+# "Fair Concurrent Training of Multiple Models in FL": one job per (experiment, method, alpha, seed), then summaries.
+from fairshare.papers.mmfl.experiment import Settings as MMFLSettings
+
+MMFL = MMFLSettings.from_block(config["mmfl"])
+MMFL_RESULTS = "results/mmfl"
+MMFL_LOGS = "logs/mmfl"
+# One folder per run: runs/<experiment>/<label>/seed<k>; the label is only a folder name (alpha travels as --alpha).
+MMFL_RUNS = {(r.experiment, r.label, r.seed): r for r in MMFL.runs()}
+MMFL_FIGURES = {
+    name: f"figures/mmfl/{stem}"
+    for name, stem in (
+        ("min-accuracy", "min_accuracy"),
+        ("per-task", "per_task_accuracy"),
+        ("variance", "variance_across_tasks"),
+        ("allocation-maps", "allocation_maps"),
+    )
+}
+for _e in MMFL.experiments:
+    USED_DATASETS.update(_e.tasks)
 
 
-def mmfl_datasets(experiment):
-    tasks = next(e["tasks"] for e in MMFL["experiments"] if e["name"] == experiment)
-    return {name: dataset_file(name) for name in tasks}
+def mmfl_run_file(run, suffix):
+    return f"{MMFL_RESULTS}/runs/{run.experiment}/{run.label}/seed{run.seed}{suffix}"
+
+
+def mmfl_job(w):
+    return MMFL_RUNS[(w.experiment, w.label, int(w.seed))]
+
+
+def mmfl_job_cfg(w):
+    """The blocks a run reads, with only its own experiment: editing one experiment reruns only its jobs."""
+    block = {**config["mmfl"], "experiments": [e for e in config["mmfl"]["experiments"] if e["name"] == w.experiment]}
+    return cfg_file({"seed": config["seed"], "device": config["device"], "mmfl": block})
 
 
 rule mmfl_run:
+    """Train one run of one experiment (FedFairMMFL or a baseline), checkpointing every round."""
     input:
-        lambda w: list(mmfl_datasets(w.experiment).values()),
+        lambda w: [dataset_file(t) for t in MMFL.experiment(w.experiment).tasks],
     output:
-        rows="results/mmfl/runs/{experiment}/{method}/seed{seed}.csv",
-        alloc="results/mmfl/runs/{experiment}/{method}/seed{seed}_alloc.npz",
-    params:
-        cfg=lambda w: cfg_json("seed", "device", "mmfl"),
-        datasets=lambda w: " ".join(f"{k}={v}" for k, v in mmfl_datasets(w.experiment).items()),
-        checkpoint=lambda w: f"checkpoints/mmfl/{w.experiment}/{w.method}/seed{w.seed}.pt",
+        rows=f"{MMFL_RESULTS}/runs/{{experiment}}/{{label}}/seed{{seed}}.csv",
+        alloc=f"{MMFL_RESULTS}/runs/{{experiment}}/{{label}}/seed{{seed}}_alloc.npz",
+    log:
+        f"{MMFL_LOGS}/run_{{experiment}}_{{label}}_seed{{seed}}.log",
+    wildcard_constraints:
+        seed=r"\d+",
     resources:
         gpu=GPU,
+    params:
+        cfg=mmfl_job_cfg,
+        method=lambda w: mmfl_job(w).method,
+        alpha=lambda w: "" if mmfl_job(w).alpha is None else f"--alpha {mmfl_job(w).alpha!r}",
+        datasets=lambda w: [f"{t}={dataset_file(t)}" for t in MMFL.experiment(w.experiment).tasks],
+        checkpoint=lambda w: f"{CHECKPOINTS}/mmfl/{w.experiment}/{w.label}/seed{w.seed}.pt",
     shell:
-        "fairshare mmfl run --experiment {wildcards.experiment} --method {wildcards.method} --seed-index {wildcards.seed}"
-        " --datasets {params.datasets} --output {output.rows} --allocation {output.alloc} --checkpoint {params.checkpoint} --cfg {params.cfg}"
+        "fairshare mmfl run --experiment {wildcards.experiment} --method {params.method} {params.alpha}"
+        " --seed-index {wildcards.seed} --datasets {params.datasets} --output {output.rows} --allocation {output.alloc}"
+        " --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule mmfl_summarize:
+    """Tidy summary, min/mean/variance across tasks, Table II, rounds to threshold and the claims."""
     input:
-        [f"results/mmfl/runs/{e}/{m}/seed{s}.csv" for e, m, s in MMFL_RUNS],
+        [mmfl_run_file(r, ".csv") for r in MMFL_RUNS.values()],
     output:
-        "results/mmfl/summary.csv",
-        "results/mmfl/across_tasks.csv",
-        "results/mmfl/table2.csv",
-        "results/mmfl/table2.md",
-        "results/mmfl/rounds_to_threshold.csv",
-        "results/mmfl/claims.csv",
+        summary=f"{MMFL_RESULTS}/summary.csv",
+        across=f"{MMFL_RESULTS}/across_tasks.csv",
+        table2=f"{MMFL_RESULTS}/table2.csv",
+        table2_md=f"{MMFL_RESULTS}/table2.md",
+        thresholds=f"{MMFL_RESULTS}/rounds_to_threshold.csv",
+        claims=f"{MMFL_RESULTS}/claims.csv",
+    log:
+        f"{MMFL_LOGS}/summarize.log",
     params:
         cfg=lambda w: cfg_json("seed", "mmfl"),
     shell:
-        "fairshare mmfl summarize {input} --outdir results/mmfl --cfg {params.cfg}"
+        "fairshare mmfl summarize {input} --summary {output.summary} --across-tasks {output.across}"
+        " --table2 {output.table2} --table2-md {output.table2_md} --rounds-to-threshold {output.thresholds}"
+        " --claims {output.claims} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule mmfl_figures:
+    """Figures 2-6: min accuracy, per-task accuracy, variance across tasks, allocation maps (alpha sweep, seed 0)."""
     input:
-        summary="results/mmfl/summary.csv",
-        alloc=[f"results/mmfl/runs/{e}/{m}/seed0_alloc.npz" for e, m, s in MMFL_RUNS if e == MMFL["alpha_sweep_experiment"] and s == 0],
+        summary=f"{MMFL_RESULTS}/summary.csv",
+        alloc=[
+            mmfl_run_file(r, "_alloc.npz")
+            for r in MMFL_RUNS.values()
+            if r.experiment == MMFL.alpha_sweep_experiment and r.seed == 0
+        ],
     output:
-        [f"figures/mmfl/{n}.{x}" for n in ("min_accuracy", "per_task_accuracy", "variance_across_tasks", "allocation_maps") for x in ("png", "pdf")],
+        [f"{stem}.{ext}" for stem in MMFL_FIGURES.values() for ext in ("png", "pdf")],
+    log:
+        f"{MMFL_LOGS}/figures.log",
     params:
         cfg=lambda w: cfg_json("seed", "mmfl"),
+        stems=" ".join(f"--{name} {stem}" for name, stem in MMFL_FIGURES.items()),
     shell:
-        "fairshare mmfl figures --summary {input.summary} --allocations {input.alloc} --outdir figures/mmfl --cfg {params.cfg}"
+        "fairshare mmfl figures --summary {input.summary} --allocations {input.alloc} {params.stems}"
+        " --cfg {params.cfg} > {log} 2>&1"

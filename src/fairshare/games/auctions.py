@@ -8,6 +8,7 @@ lower index. A :class:`Recruitment` holds the participation x[i, s] in [0, 1] (f
 auction's last round), the payments p[i, s] and, for the max-min auction, the rounds where budget moved between
 tasks. Budgeted mechanisms spend at most B; every full winner is paid at least its bid, a fractional one x times it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,15 +74,36 @@ class Recruitment:
         """JSON-ready form: per task the winners with their participation and payment, plus totals and events."""
         tasks = []
         for s, users in enumerate(self.winners_per_task):
-            tasks.append({"task": s, "winners": users.tolist(), "participation": self.x[users, s].tolist(),
-                          "payments": self.payments[users, s].tolist(), "take_up": float(self.x[:, s].sum())})
-        return {"n_users": int(self.x.shape[0]), "n_tasks": int(self.x.shape[1]), "tasks": tasks, "spent": self.spent,
-                "events": [{"round": e.round, "kind": e.kind, "recipients": [list(r) for r in e.recipients],
-                            "donors": [list(d) for d in e.donors], "amount": e.amount} for e in self.events]}
+            tasks.append(
+                {
+                    "task": s,
+                    "winners": users.tolist(),
+                    "participation": self.x[users, s].tolist(),
+                    "payments": self.payments[users, s].tolist(),
+                    "take_up": float(self.x[:, s].sum()),
+                }
+            )
+        return {
+            "n_users": int(self.x.shape[0]),
+            "n_tasks": int(self.x.shape[1]),
+            "tasks": tasks,
+            "spent": self.spent,
+            "events": [
+                {
+                    "round": e.round,
+                    "kind": e.kind,
+                    "recipients": [list(r) for r in e.recipients],
+                    "donors": [list(d) for d in e.donors],
+                    "amount": e.amount,
+                }
+                for e in self.events
+            ],
+        }
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> "Recruitment":
+    def from_record(cls, record: dict[str, Any]) -> Recruitment:
         """Inverse of :meth:`to_record` (extra keys in ``record`` are ignored)."""
+
         def pairs(items: list) -> tuple[tuple[int, int], ...]:
             return tuple((int(s), int(u)) for s, u in items)
 
@@ -91,13 +113,17 @@ class Recruitment:
             users = np.asarray(entry["winners"], dtype=int)
             x[users, entry["task"]] = entry["participation"]
             pay[users, entry["task"]] = entry["payments"]
-        events = tuple(AuctionEvent(int(e["round"]), e["kind"], pairs(e["recipients"]), pairs(e["donors"]), float(e["amount"]))
-                       for e in record.get("events", []))
+        events = tuple(
+            AuctionEvent(int(e["round"]), e["kind"], pairs(e["recipients"]), pairs(e["donors"]), float(e["amount"]))
+            for e in record.get("events", [])
+        )
         return cls(x, pay, events)
 
 
 class Mechanism(Protocol):
-    def __call__(self, bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, **switches: Any) -> Recruitment: ...
+    def __call__(
+        self, bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, **switches: Any
+    ) -> Recruitment: ...
 
 
 def _check(bids: np.ndarray, budget: float) -> np.ndarray:
@@ -119,7 +145,9 @@ def ascending_order(bids: np.ndarray, rng: np.random.Generator | None) -> np.nda
     return np.column_stack([np.lexsort((tiebreak[:, s], bids[:, s])) for s in range(bids.shape[1])])
 
 
-def proportional_share(bids: np.ndarray, budget: float, order: np.ndarray | None = None, payment: str = "threshold") -> tuple[np.ndarray, float]:
+def proportional_share(
+    bids: np.ndarray, budget: float, order: np.ndarray | None = None, payment: str = "threshold"
+) -> tuple[np.ndarray, float]:
     """Proportional-share mechanism for one task: the k* cheapest users, k* = max{k : b_(k) <= budget / k}.
 
     ``payment`` "threshold" (Singer [43]) pays every winner min(budget / k*, b_(k*+1)), the highest bid with which it
@@ -140,7 +168,9 @@ def proportional_share(bids: np.ndarray, budget: float, order: np.ndarray | None
     return order[:k_star], price
 
 
-def budget_fair(bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, *, payment: str = "threshold") -> Recruitment:
+def budget_fair(
+    bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, *, payment: str = "threshold"
+) -> Recruitment:
     """Budget-Fair auction (Sec. V-A, Eqs. 33-35): budget B/S per task, proportional share per task.
 
     Truthful with Singer's threshold payments (default); ``payment="uniform"`` is the price B/(S k*) as printed.
@@ -188,8 +218,15 @@ def waterfill(surplus: np.ndarray, amount: float) -> np.ndarray:
     return np.maximum(0.0, surplus - max(lam, 0.0))
 
 
-def maxmin_fair(bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, *, fractional: bool = True,
-                strict: bool = True, reallocation: str = "waterfill") -> Recruitment:
+def maxmin_fair(
+    bids: np.ndarray,
+    budget: float,
+    rng: np.random.Generator | None = None,
+    *,
+    fractional: bool = True,
+    strict: bool = True,
+    reallocation: str = "waterfill",
+) -> Recruitment:
     """MMFL max-min fair auction (Algorithm 3) in the spec's cleaned reading (spec §3.4).
 
     Every task starts with B_s = B/S. In round t the t-th cheapest user of task s joins if b_(t),s <= B_s / t, and
@@ -229,7 +266,11 @@ def maxmin_fair(bids: np.ndarray, budget: float, rng: np.random.Generator | None
         surplus = [budgets[s] - t * bt[s] for s in giving]
         total_surplus = sum(surplus)
         if shortfall < total_surplus or (not strict and shortfall <= total_surplus):
-            take = waterfill(np.array(surplus), shortfall) if reallocation == "waterfill" else [r * shortfall / total_surplus for r in surplus]
+            take = (
+                waterfill(np.array(surplus), shortfall)
+                if reallocation == "waterfill"
+                else [r * shortfall / total_surplus for r in surplus]
+            )
             for s, given in zip(giving, take):
                 budgets[s] -= float(given)
                 price[s] = budgets[s] / t
@@ -271,7 +312,9 @@ def _within_budget(b: np.ndarray, budget: float, orders: np.ndarray, skip: bool)
     return Recruitment(x, pay)
 
 
-def greedy_within_budget(bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, *, skip: bool = False) -> Recruitment:
+def greedy_within_budget(
+    bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, *, skip: bool = False
+) -> Recruitment:
     """Greedy Within Budget (Exp 5 baseline): B/S per task, cheapest users first, pay as bid, until a bid does not fit.
 
     In ascending order no later bid fits either, so ``skip`` (keep looking) changes nothing here; it is accepted
@@ -281,7 +324,9 @@ def greedy_within_budget(bids: np.ndarray, budget: float, rng: np.random.Generat
     return _within_budget(b, budget, ascending_order(b, rng), skip)
 
 
-def random_within_budget(bids: np.ndarray, budget: float, rng: np.random.Generator, *, skip: bool = False) -> Recruitment:
+def random_within_budget(
+    bids: np.ndarray, budget: float, rng: np.random.Generator, *, skip: bool = False
+) -> Recruitment:
     """Random Within Budget (Exp 5 baseline): as greedy, but each task's users are considered in a random order.
 
     Stops at the first bid that does not fit the task's remaining budget (``skip``: passes over it and goes on).
@@ -319,10 +364,17 @@ MECHANISMS: dict[str, Mechanism] = {
 }
 BUDGETED = ("budget_fair", "maxmin_fair", "gmmfair", "greedy_within_budget", "random_within_budget")
 RANDOMIZED = ("random_within_budget",)  # mechanisms whose outcome depends on the Generator beyond tie-breaking
-SWITCHES = {"budget_fair": ("payment",), "maxmin_fair": ("fractional", "strict", "reallocation"), "greedy_within_budget": ("skip",), "random_within_budget": ("skip",)}
+SWITCHES = {
+    "budget_fair": ("payment",),
+    "maxmin_fair": ("fractional", "strict", "reallocation"),
+    "greedy_within_budget": ("skip",),
+    "random_within_budget": ("skip",),
+}
 
 
-def run_mechanism(name: str, bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, **switches: Any) -> Recruitment:
+def run_mechanism(
+    name: str, bids: np.ndarray, budget: float, rng: np.random.Generator | None = None, **switches: Any
+) -> Recruitment:
     """Run mechanism ``name``; ``switches`` that the mechanism does not take are dropped (one dict serves all)."""
     if name not in MECHANISMS:
         raise ValueError(f"unknown mechanism '{name}'; choose one of {', '.join(MECHANISMS)}")
@@ -330,7 +382,9 @@ def run_mechanism(name: str, bids: np.ndarray, budget: float, rng: np.random.Gen
     return MECHANISMS[name](bids, budget, rng, **accepted)
 
 
-def truncated_normal(n: int, mu: float, sigma: float, rng: np.random.Generator, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+def truncated_normal(
+    n: int, mu: float, sigma: float, rng: np.random.Generator, low: float = 0.0, high: float = 1.0
+) -> np.ndarray:
     """``n`` draws of N(mu, sigma^2) conditioned on [low, high] (rejection sampling)."""
     out = np.empty(0)
     while len(out) < n:
@@ -344,3 +398,14 @@ def experiment5_bids(n_users: int, rng: np.random.Generator, mu: float, sigma: f
     the increasing linear density 2x on [0, 1], drawn as sqrt(U)."""
     return np.column_stack([truncated_normal(n_users, mu, sigma, rng), np.sqrt(rng.random(n_users))])
 
+
+def utility(recruitment: Recruitment, costs: np.ndarray) -> np.ndarray:
+    """Eq. (32) summed over tasks: u_i = sum_s (p_{i,s} - c_{i,s} x_{i,s}) (a fractional user bears x of its cost)."""
+    return (recruitment.payments - np.asarray(costs) * recruitment.x).sum(axis=1)
+
+
+def corollary10(y: float) -> tuple[float, float]:
+    """Corollary 10 for S = 2, minimum bids x_s ~ Exp(lambda), y = B lambda: P(some task gets no user) under the
+    max-min auction, e^-y (1 + y), and under the budget-fair auction, e^-y (2 e^(y/2) - 1). The former is the
+    smaller for y > 0 (the paper's text says "strictly greater": an erratum)."""
+    return float(np.exp(-y) * (1 + y)), float(np.exp(-y) * (2 * np.exp(y / 2) - 1))

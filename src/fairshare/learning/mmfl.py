@@ -8,24 +8,31 @@ task's global model locally; each task aggregates its clients' models and is eva
 - ``random``: uniform (the paper's Random baseline);
 - ``round_robin``: client i starts at task floor(i S / K) and moves to the next task every round;
 - ``qffl``: uniform allocation with task-level q-FFL aggregation (q = alpha - 1, Lipschitz constant L).
-The first round is allocated uniformly at random. Every round's randomness comes from generators derived from
-(seed, round), so a run resumed from its last checkpoint is identical to an uninterrupted one.
+The first round is allocated uniformly at random. Training goes through :func:`fairshare.learning.rounds.run_rounds`;
+every round's randomness comes from generators derived from (seed, round), so a run resumed from its checkpoint is
+identical to an uninterrupted one.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
+from fairshare.data.datasets import ArrayDataset
+from fairshare.data.partition import Partition
 from fairshare.learning.aggregation import uniform_average, weighted_average
-from fairshare.learning.checkpoint import load_checkpoint, save_checkpoint
-from fairshare.learning.engine import ClientData, TrainSettings, evaluate, local_train
+from fairshare.learning.engine import ClientData, TrainSettings, evaluate, local_train, to_tensors
+from fairshare.learning.models import build_model
+from fairshare.learning.rounds import run_rounds, settings_hash
 
 POLICIES = ("fedfair", "random", "round_robin", "qffl")
+ALPHA_POLICIES = ("fedfair", "qffl")  # the policies alpha acts on (allocation exponent, q = alpha - 1)
 ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (spec §2.2 guard)
 
 
@@ -41,6 +48,32 @@ class Task:
     settings: TrainSettings
 
 
+def build_task(
+    name: str,
+    dataset: ArrayDataset,
+    partition: Partition,
+    *,
+    model: str,
+    faithful: bool,
+    settings: TrainSettings,
+    test_indices: np.ndarray,
+    init_seed: int,
+    device: torch.device | str = "cpu",
+) -> Task:
+    """A task from a dataset and a client partition: each client's data with the mask of the classes it holds, the
+    test samples ``test_indices``, and architecture ``model`` initialised from ``torch.manual_seed(init_seed)``
+    (batch norm without running statistics, as the authors' ResNet)."""
+    x, y = to_tensors(dataset.x_train, dataset.y_train, device)
+    xt, yt = to_tensors(dataset.x_test[test_indices], dataset.y_test[test_indices], device)
+    clients = []
+    for ix, counts in zip(partition.client_indices, partition.counts):
+        rows = torch.as_tensor(ix, device=device)
+        clients.append(ClientData(x[rows], y[rows], torch.as_tensor(counts > 0, device=device)))
+    torch.manual_seed(init_seed)
+    net = build_model(model, dataset.input_shape, dataset.n_classes, faithful=faithful, track_running_stats=False)
+    return Task(name, net.to(device), clients, xt, yt, settings)
+
+
 def allocation_probabilities(accuracies: Sequence[float], alpha: float) -> np.ndarray:
     """FedFairMMFL's Eq. (5): p_s proportional to (100 (1 - acc_s))^(alpha - 1)."""
     f = 100.0 * (1.0 - np.asarray(accuracies, float)) + ERROR_FLOOR
@@ -49,8 +82,17 @@ def allocation_probabilities(accuracies: Sequence[float], alpha: float) -> np.nd
     return w / w.sum()
 
 
-def allocate(policy: str, active: np.ndarray, n_clients: int, n_tasks: int, round_index: int, accuracies: Sequence[float] | None,
-             alpha: float, rng: np.random.Generator, eligible: np.ndarray | None = None) -> np.ndarray:
+def allocate(
+    policy: str,
+    active: np.ndarray,
+    n_clients: int,
+    n_tasks: int,
+    round_index: int,
+    accuracies: Sequence[float] | None,
+    alpha: float,
+    rng: np.random.Generator,
+    eligible: np.ndarray | None = None,
+) -> np.ndarray:
     """Task index of each active client this round.
 
     ``eligible`` (active clients x tasks, boolean) restricts each client to the tasks it was recruited for (auction
@@ -59,16 +101,22 @@ def allocate(policy: str, active: np.ndarray, n_clients: int, n_tasks: int, roun
     if policy == "round_robin":
         start = (np.arange(n_clients) * n_tasks) // n_clients
         return (start[active] + round_index) % n_tasks
-    probs = allocation_probabilities(accuracies, alpha) if policy == "fedfair" and accuracies is not None else np.full(n_tasks, 1 / n_tasks)
+    fair = policy == "fedfair" and accuracies is not None
+    probs = allocation_probabilities(accuracies, alpha) if fair else np.full(n_tasks, 1 / n_tasks)
     if eligible is None:
-        return rng.choice(n_tasks, size=len(active), p=probs) if policy == "fedfair" and accuracies is not None else rng.integers(0, n_tasks, size=len(active))
+        return rng.choice(n_tasks, size=len(active), p=probs) if fair else rng.integers(0, n_tasks, size=len(active))
     weights = eligible * probs[None, :]
     weights = weights / weights.sum(axis=1, keepdims=True)
     return np.array([rng.choice(n_tasks, p=w) for w in weights])
 
 
-def qffl_update(global_state: dict[str, torch.Tensor], client_states: Sequence[dict[str, torch.Tensor]], loss: float, q: float,
-                lipschitz: float) -> dict[str, torch.Tensor]:
+def qffl_update(
+    global_state: dict[str, torch.Tensor],
+    client_states: Sequence[dict[str, torch.Tensor]],
+    loss: float,
+    q: float,
+    lipschitz: float,
+) -> dict[str, torch.Tensor]:
     """q-FedAvg step for one task (Li et al.): w - sum_k f^q L (w - w_k) / sum_k (q f^(q-1) ||L (w - w_k)||^2 + L f^q)."""
     keys = [k for k in global_state if global_state[k].is_floating_point()]
     deltas = [{k: lipschitz * (global_state[k] - s[k]) for k in keys} for s in client_states]
@@ -80,15 +128,47 @@ def qffl_update(global_state: dict[str, torch.Tensor], client_states: Sequence[d
     return out
 
 
-def run_mmfl(tasks: Sequence[Task], *, n_clients: int, active_rate: float, rounds: int, policy: str, alpha: float,
-             weighted_aggregation: bool, executor: str, sampling_rng: Callable[[int], np.random.Generator],
-             order_rng: Callable[[int, int, int], np.random.Generator], checkpoint: str | Path | None = None, lipschitz: float = 1.0,
-             progress: bool = True, eligibility: np.ndarray | None = None) -> tuple[list[dict], np.ndarray]:
-    """Run the concurrent training; return per-round rows (round, task, accuracy, loss, clients) and the allocation map.
+def tasks_fingerprint(tasks: Sequence[Task]) -> list[dict[str, Any]]:
+    """What a run's result depends on in its tasks (for the settings hash): name, initial weights, every client's
+    data and class mask, test set, local-training settings."""
+    return [
+        {
+            "name": t.name,
+            "initial": t.model.state_dict(),
+            "clients": [(c.x, c.y, c.class_mask) for c in t.clients],
+            "test": (t.x_test, t.y_test),
+            "settings": t.settings,
+        }
+        for t in tasks
+    ]
+
+
+def run_mmfl(
+    tasks: Sequence[Task],
+    *,
+    n_clients: int,
+    active_rate: float,
+    rounds: int,
+    policy: str,
+    alpha: float,
+    weighted_aggregation: bool,
+    executor: str,
+    sampling_rng: Callable[[int], np.random.Generator],
+    order_rng: Callable[[int, int, int], np.random.Generator],
+    settings: str,
+    checkpoint: str | Path | None = None,
+    lipschitz: float = 1.0,
+    progress: bool = True,
+    eligibility: np.ndarray | None = None,
+) -> tuple[list[dict], np.ndarray]:
+    """Run the concurrent training; return per-round rows (round, task, task_name, accuracy, loss, clients) and the
+    allocation map.
 
     The allocation map has shape (clients, rounds) with the task index each client trained (-1 when inactive).
     ``sampling_rng(round)`` draws active clients and allocations; ``order_rng(round, task, client)`` orders data.
-    With ``checkpoint``, state is saved atomically after every round and a restart resumes from it.
+    ``settings`` is the caller's :func:`~fairshare.learning.rounds.settings_hash` of what this function cannot see
+    (the seed behind the two generator factories, the config they come from); the checkpoint's hash adds every
+    argument here and the tasks' data and initial weights, so a checkpoint of any other run is discarded.
     ``eligibility`` (clients x tasks, in [0, 1]) is the chance that a client may train a task in a round (1 for a
     recruited client, its fraction for a fractionally recruited one, 0 otherwise); clients with no eligible task sit
     the round out. Without it every client may train every task.
@@ -99,23 +179,9 @@ def run_mmfl(tasks: Sequence[Task], *, n_clients: int, active_rate: float, round
         raise ValueError(f"active_rate must be in (0, 1], got {active_rate}")
     n_tasks = len(tasks)
     m = max(1, int(active_rate * n_clients))
-    state = load_checkpoint(checkpoint) if checkpoint else None
-    if state is None:
-        globals_ = [{k: v.detach().clone() for k, v in t.model.state_dict().items()} for t in tasks]
-        rows: list[dict] = []
-        alloc_map = np.full((n_clients, rounds), -1, dtype=np.int64)
-        accuracies: list[float] | None = None
-        losses: list[float] = [float("nan")] * n_tasks
-        start = 0
-    else:
-        globals_, rows, alloc_map, accuracies, losses, start = (state["globals"], state["rows"], state["alloc_map"], state["accuracies"],
-                                                               state["losses"], state["round"])
-        if alloc_map.shape[1] < rounds:  # resumed with more rounds than the checkpointed run planned
-            alloc_map = np.pad(alloc_map, ((0, 0), (0, rounds - alloc_map.shape[1])), constant_values=-1)
-    from tqdm import tqdm
 
-    bar = tqdm(range(start, rounds), desc=f"{policy}", unit="round", disable=not progress, initial=start, total=rounds)
-    for r in bar:
+    def step(r: int, state: dict[str, Any]) -> tuple[dict[str, Any], list[dict], int]:
+        accuracies, losses = state["accuracies"], state["losses"]
         rng = sampling_rng(r)
         eligible = None
         if eligibility is not None:
@@ -126,30 +192,52 @@ def run_mmfl(tasks: Sequence[Task], *, n_clients: int, active_rate: float, round
         else:
             active = np.sort(rng.choice(n_clients, size=m, replace=False))
         assigned = allocate(policy, active, n_clients, n_tasks, r, accuracies if r > 0 else None, alpha, rng, eligible)
-        alloc_map[active, r] = assigned
-        new_acc, new_loss = [], []
+        alloc = state["allocation"].copy()
+        alloc[active, r] = assigned
+        globals_ = list(state["globals"])
+        new_acc, new_loss, rows, samples = [], [], [], 0
         for s, task in enumerate(tasks):
             chosen = active[assigned == s]
             if len(chosen):
-                client_data = [task.clients[c] for c in chosen]
-                states = local_train(task.model, globals_[s], client_data, task.settings, executor=executor,
-                                     generators=[order_rng(r, s, int(c)) for c in chosen])
-                sizes = [len(d) for d in client_data]
+                data = [task.clients[c] for c in chosen]
+                generators = [order_rng(r, s, int(c)) for c in chosen]
+                states = local_train(
+                    task.model, globals_[s], data, task.settings, executor=executor, generators=generators
+                )
+                sizes = [len(d) for d in data]
+                samples += sum(sizes) * task.settings.epochs
                 if policy == "qffl":
-                    globals_[s] = qffl_update(globals_[s], states, losses[s] if np.isfinite(losses[s]) else 1.0, max(alpha - 1, 0.0), lipschitz)
+                    last_loss = losses[s] if np.isfinite(losses[s]) else 1.0
+                    globals_[s] = qffl_update(globals_[s], states, last_loss, max(alpha - 1, 0.0), lipschitz)
                 elif weighted_aggregation:
                     globals_[s] = weighted_average(states, sizes)
                 else:
                     globals_[s] = uniform_average(states)
                 acc, loss = evaluate(task.model, globals_[s], task.x_test, task.y_test)
-            else:  # no client trained this task: the global model and its accuracy carry over
-                acc, loss = (accuracies[s], losses[s]) if accuracies is not None else evaluate(task.model, globals_[s], task.x_test, task.y_test)
+            elif accuracies is not None:  # no client trained this task: the global model and its accuracy carry over
+                acc, loss = accuracies[s], losses[s]
+            else:
+                acc, loss = evaluate(task.model, globals_[s], task.x_test, task.y_test)
             new_acc.append(acc)
             new_loss.append(loss)
-            rows.append({"round": r + 1, "task": s, "task_name": task.name, "accuracy": acc, "loss": loss, "clients": int(len(chosen))})
-        accuracies, losses = new_acc, new_loss
-        bar.set_postfix(min_acc=f"{min(accuracies):.3f}")
-        if checkpoint:
-            save_checkpoint(checkpoint, {"globals": globals_, "rows": rows, "alloc_map": alloc_map, "accuracies": accuracies,
-                                         "losses": losses, "round": r + 1})
-    return rows, alloc_map
+            rows.append({"task": s, "task_name": task.name, "accuracy": acc, "loss": loss, "clients": int(len(chosen))})
+        state = {"globals": globals_, "accuracies": new_acc, "losses": new_loss, "allocation": alloc}
+        return state, rows, samples
+
+    initial = {
+        "globals": [{k: v.detach().clone() for k, v in t.model.state_dict().items()} for t in tasks],
+        "accuracies": None,
+        "losses": [float("nan")] * n_tasks,
+        "allocation": np.full((n_clients, rounds), -1, dtype=np.int64),
+    }
+    digest = settings_hash(
+        settings,
+        tasks_fingerprint(tasks),
+        {"n_clients": n_clients, "active_rate": active_rate, "policy": policy, "alpha": alpha},
+        {"weighted_aggregation": weighted_aggregation, "executor": executor, "lipschitz": lipschitz},
+        eligibility,
+    )
+    final, rows = run_rounds(
+        step, initial, rounds, settings=digest, checkpoint=checkpoint, desc=policy, progress=progress
+    )
+    return rows, final["allocation"]

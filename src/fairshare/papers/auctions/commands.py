@@ -1,24 +1,17 @@
 """Commands for the recruitment auctions (FedFairMMFL paper, Section V): Experiment 5, recruitment files for
-Experiment 6, measured properties, claims, Figures 7a-7c."""
+Experiment 6 and its training jobs, measured properties, claims, Figures 7a-7c."""
+
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from fairshare import seeding
 from fairshare.cli import CommandError, cfg_argument, section
-from fairshare.games import auctions as au
-from fairshare.games import auctions_claims as claims_lib
-from fairshare.games import auctions_properties as props
-from fairshare.io import read_json, run_metadata, write_csv, write_json
+from fairshare.io import read_json, write_csv, write_json
 
 GROUP = "auctions"
 HELP = "client-recruitment auctions for multi-model FL (budget-fair, max-min fair, GMMFair, baselines)"
-BID_KEY = 7  # seeding key of the Exp 5 / Exp 6 bid profiles
-CLAIM_COLUMNS = ["claim", "artifact", "paper_states", "parameters", "holds", "reproduced", "note"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,9 +20,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     cfg_argument(p)
     p.set_defaults(func=exp5)
 
-    p = sub.add_parser("recruit", help="one recruitment JSON (winners per task, participation, payments) per mechanism and seed")
+    p = sub.add_parser(
+        "recruit", help="one recruitment JSON (winners per task, participation, payments) per mechanism and seed"
+    )
     p.add_argument("--budget", type=float, required=True)
-    p.add_argument("--outputs", nargs="+", required=True, help="paths .../{mechanism}/seed{n}.json")
+    p.add_argument("--mechanisms", nargs="+", required=True, help="one mechanism per output")
+    p.add_argument("--seeds", nargs="+", type=int, required=True, help="one seed index per output")
+    p.add_argument("--outputs", nargs="+", required=True)
     cfg_argument(p)
     p.set_defaults(func=recruit)
 
@@ -39,7 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     cfg_argument(p)
     p.set_defaults(func=properties)
 
-    p = sub.add_parser("claims", help="the paper's orderings, truthfulness statements and Corollary 10, from the results")
+    p = sub.add_parser(
+        "claims", help="the paper's orderings, truthfulness statements and Corollary 10, from the results"
+    )
     p.add_argument("--exp5", required=True)
     p.add_argument("--truthfulness", required=True)
     p.add_argument("--corollary10", required=True)
@@ -49,11 +48,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("figures", help="Figures 7a and 7b")
     p.add_argument("--exp5", required=True)
-    p.add_argument("--outdir", required=True)
+    p.add_argument("--fig7a", required=True, help="figure path without suffix (writes .png and .pdf)")
+    p.add_argument("--fig7b", required=True, help="figure path without suffix (writes .png and .pdf)")
     cfg_argument(p)
     p.set_defaults(func=figures)
 
-    p = sub.add_parser("exp6", help="train two tasks with FedFairMMFL on the clients of one recruitment file (Figure 7c)")
+    p = sub.add_parser(
+        "exp6", help="train two tasks with FedFairMMFL on the clients of one recruitment file (Figure 7c)"
+    )
     p.add_argument("--recruitment", required=True, help="a JSON written by 'fairshare auctions recruit'")
     p.add_argument("--datasets", nargs="+", required=True, help="name=path of the two tasks' cached datasets")
     p.add_argument("--output", required=True)
@@ -61,172 +63,106 @@ def register(sub: argparse._SubParsersAction) -> None:
     cfg_argument(p)
     p.set_defaults(func=exp6)
 
-    p = sub.add_parser("figure7c", help="minimum accuracy across the two tasks vs round, per mechanism, and the Fig. 7c claims")
+    p = sub.add_parser(
+        "figure7c", help="minimum accuracy across the two tasks vs round, per mechanism, and the Fig. 7c claims"
+    )
     p.add_argument("runs", nargs="+")
     p.add_argument("--summary", required=True)
     p.add_argument("--claims", required=True)
-    p.add_argument("--output", required=True, help="figure stem")
+    p.add_argument("--output", required=True, help="figure path without suffix (writes .png and .pdf)")
     cfg_argument(p)
     p.set_defaults(func=figure7c)
 
 
-def experiment_bids(cfg: dict, root: int, seed: int) -> np.ndarray:
-    """Seed ``seed``'s Exp 5 bid profile (users x 2); Exp 6 recruits from the same profiles."""
-    return au.experiment5_bids(cfg["users"], seeding.generator(root, "game", BID_KEY, seed), cfg["task1_mu"], cfg["task1_sigma"])
+def _settings(args: argparse.Namespace):
+    from fairshare.papers.auctions.experiment import Settings
 
-
-def switches(cfg: dict) -> dict:
-    """The mechanisms' reading switches from the config (each mechanism takes only its own)."""
-    return {"fractional": cfg["fractional"], "strict": cfg["strict_reallocation"], "reallocation": cfg["reallocation"],
-            "skip": cfg["skip_unaffordable"], "payment": cfg["budget_fair_payment"]}
-
-
-def recruit_one(cfg: dict, root: int, mechanism: str, seed: int, budget: float, bids: np.ndarray | None = None) -> au.Recruitment:
-    """Mechanism ``mechanism`` on seed ``seed``'s profile at ``budget`` (the same draw in Exp 5 and Exp 6)."""
-    bids = experiment_bids(cfg, root, seed) if bids is None else bids
-    rng = seeding.generator(root, "sampling", BID_KEY, seed, int(round(budget * 1000)))
-    return au.run_mechanism(mechanism, bids, budget, rng, **switches(cfg))
+    return Settings.from_block(section(args, "auctions"))
 
 
 def exp5(args: argparse.Namespace) -> None:
-    from tqdm import tqdm
+    from fairshare.papers.auctions import experiment
 
-    cfg, root = section(args, "auctions"), section(args, "seed")
-    rows = []
-    for seed in tqdm(range(cfg["seeds"]), desc="exp5 seeds", unit="seed"):
-        bids = experiment_bids(cfg, root, seed)
-        for budget in cfg["budgets"]:
-            for mech in cfg["mechanisms"]:
-                r = recruit_one(cfg, root, mech, seed, budget, bids)
-                metrics = {f"take_up_task{s + 1}": float(n) for s, n in enumerate(r.take_up)}
-                metrics.update(difference=r.difference, min_recruited=r.objective, spent=r.spent)
-                rows += [{"paper": "auctions", "experiment": "exp5", "method": mech, "seed": seed, "round": 0, "budget": float(budget),
-                          "metric": k, "value": v} for k, v in metrics.items()]
-    write_csv(args.output, pd.DataFrame(rows))
+    write_csv(args.output, experiment.exp5(_settings(args), section(args, "seed")))
 
 
 def recruit(args: argparse.Namespace) -> None:
-    cfg, root = section(args, "auctions"), section(args, "seed")
-    for path in args.outputs:
-        mechanism, seed_dir = Path(path).parent.name, Path(path).stem
-        if mechanism not in au.MECHANISMS or not seed_dir.startswith("seed") or not seed_dir[4:].isdigit():
-            raise CommandError(f"cannot read mechanism and seed from '{path}' (expected .../<mechanism>/seed<n>.json)")
-        seed = int(seed_dir[4:])
-        bids = experiment_bids(cfg, root, seed)
-        r = recruit_one(cfg, root, mechanism, seed, args.budget, bids)
-        record = {"paper": "auctions", "experiment": "recruitment", "mechanism": mechanism, "seed": seed, "budget": args.budget,
-                  "switches": {k: v for k, v in switches(cfg).items() if k in au.SWITCHES.get(mechanism, ())},
-                  "bid_distributions": {"task1": f"N({cfg['task1_mu']}, {cfg['task1_sigma']}^2) truncated to [0, 1]", "task2": "pdf 2x on [0, 1]"},
-                  **r.to_record(), "bids": bids.tolist(), "metadata": run_metadata(root, seed_index=seed)}
-        write_json(path, record)
+    from fairshare.games.auctions import MECHANISMS
+    from fairshare.papers.auctions.experiment import recruitment_record
 
-
-def read_recruitment(path: str | Path) -> tuple[dict, au.Recruitment]:
-    """A recruitment JSON and the :class:`Recruitment` it holds."""
-    record = read_json(path)
-    return record, au.Recruitment.from_record(record)
+    if not len(args.mechanisms) == len(args.seeds) == len(args.outputs):
+        raise CommandError("--mechanisms, --seeds and --outputs need one entry per recruitment file each")
+    unknown = sorted(set(args.mechanisms) - set(MECHANISMS))
+    if unknown:
+        raise CommandError(f"unknown mechanisms {unknown}; choose from {', '.join(MECHANISMS)}")
+    settings, root = _settings(args), section(args, "seed")
+    for mechanism, seed, path in zip(args.mechanisms, args.seeds, args.outputs):
+        write_json(path, recruitment_record(settings, root, mechanism, seed, args.budget))
 
 
 def properties(args: argparse.Namespace) -> None:
-    from tqdm import tqdm
+    from fairshare.papers.auctions import experiment
 
-    cfg, root = section(args, "auctions"), section(args, "seed")
-    tcfg = cfg["truthfulness"]
-    reports = np.linspace(0.0, 1.0, tcfg["grid_points"])
-    sw = switches(cfg)
-    variants = [(m, m, sw) for m in au.MECHANISMS] + [("budget_fair_uniform_price", "budget_fair", {**sw, "payment": "uniform"})]
-    rows = []
-    for p in tqdm(range(tcfg["profiles"]), desc="misreport profiles", unit="profile"):
-        rng = seeding.generator(root, "game", 9, p)
-        costs = au.experiment5_bids(tcfg["users"], rng, cfg["task1_mu"], cfg["task1_sigma"])
-        budget = float(rng.uniform(*tcfg["budget_range"]))
-        for label, mech, options in variants:
-            summary = props.misreport_profile(mech, costs, budget, reports, seed=p, **options)
-            rows += [{"paper": "auctions", "experiment": "truthfulness", "method": label, "seed": p, "round": 0, "budget": budget,
-                      "metric": k, "value": float(v)} for k, v in summary.items()]
-    write_csv(args.truthfulness, pd.DataFrame(rows))
-
-    ccfg, out = cfg["corollary10"], []
-    for k, y in enumerate(ccfg["y_values"]):
-        exact = props.corollary10(y)
-        mc = props.corollary10_monte_carlo(y, cfg["corollary_draws"], seeding.generator(root, "game", 10, k))
-        auc = props.corollary10_auctions(y, ccfg["users"], ccfg["auction_draws"], seeding.generator(root, "game", 11, k))
-        for method, values, draws in (("closed_form", exact, 0), ("monte_carlo", mc, cfg["corollary_draws"]), ("auctions", auc, ccfg["auction_draws"])):
-            for mech, value in zip(("maxmin", "budget_fair"), values):
-                out.append({"method": method, "y": y, "metric": f"p_no_user_{mech}", "value": value})
-                if draws:
-                    out.append({"method": method, "y": y, "metric": f"se_{mech}", "value": float(np.sqrt(max(value * (1 - value), 1e-12) / draws))})
-    frame = pd.DataFrame(out)
-    frame.insert(0, "round", 0)
-    frame.insert(0, "seed", 0)
-    frame.insert(0, "experiment", "corollary10")
-    frame.insert(0, "paper", "auctions")
-    write_csv(args.corollary10, frame[["paper", "experiment", "method", "seed", "round", "y", "metric", "value"]])
+    settings, root = _settings(args), section(args, "seed")
+    write_csv(args.truthfulness, experiment.truthfulness(settings, root))
+    write_csv(args.corollary10, experiment.corollary10_table(settings, root))
 
 
 def claims(args: argparse.Namespace) -> None:
-    cfg = section(args, "auctions")
-    rows = claims_lib.exp5_claims(pd.read_csv(args.exp5), cfg["constrained_budget_max"])
-    rows += claims_lib.truthfulness_claims(pd.read_csv(args.truthfulness))
-    rows += claims_lib.corollary10_claims(pd.read_csv(args.corollary10), cfg["corollary10"]["tolerance_se"])
-    write_csv(args.output, pd.DataFrame(rows, columns=CLAIM_COLUMNS))
+    from fairshare.papers.auctions import claims as paper_claims
+    from fairshare.report import write_claims
+
+    settings = _settings(args)
+    rows = paper_claims.exp5_claims(pd.read_csv(args.exp5), settings.constrained_budget_max)
+    rows += paper_claims.truthfulness_claims(pd.read_csv(args.truthfulness))
+    rows += paper_claims.corollary10_claims(pd.read_csv(args.corollary10), settings.corollary10["tolerance_se"])
+    write_claims(args.output, rows)
 
 
 def figures(args: argparse.Namespace) -> None:
-    from fairshare.plots.auctions import figure7
+    from fairshare.papers.auctions.figures import caption, figure7
 
-    cfg = section(args, "auctions")
-    caption = (f"Task-1 bids ~ N({cfg['task1_mu']:g}, {cfg['task1_sigma']:g}^2) truncated to [0, 1] (reconstruction: the paper does not give "
-               f"them; chosen so task 1 is clearly cheaper, which reproduces the paper's ordering); task-2 bids have pdf 2x on [0, 1]. "
-               f"{cfg['users']} clients, 2 tasks, {cfg['seeds']} seeds; shaded: budget-constrained region B <= {cfg['constrained_budget_max']:g}.")
-    figure7(pd.read_csv(args.exp5), Path(args.outdir), caption, cfg["constrained_budget_max"])
+    settings = _settings(args)
+    stems = {"fig7a": args.fig7a, "fig7b": args.fig7b}
+    figure7(pd.read_csv(args.exp5), stems, caption(settings), settings.constrained_budget_max)
 
 
 def exp6(args: argparse.Namespace) -> None:
-    from fairshare.papers.mmfl.commands import make_task
     from fairshare.data.datasets import load_cache
-    from fairshare.data.partition import mmfl_iid
-    from fairshare.learning.engine import resolve_device, set_deterministic
-    from fairshare.learning.mmfl import run_mmfl
+    from fairshare.learning.engine import resolve_device
+    from fairshare.learning.rounds import discard_checkpoint
+    from fairshare.papers.auctions.experiment import Exp6, exp6_job
+    from fairshare.papers.mmfl.experiment import Training
 
-    cfg, train = section(args, "auctions"), dict(section(args, "mmfl"))
-    exp, root = cfg["exp6"], section(args, "seed")
-    if exp["local_epochs"] is not None:
-        train["local_epochs"] = exp["local_epochs"]
-    record, recruited = read_recruitment(args.recruitment)
-    mechanism, seed = record["mechanism"], int(record["seed"])
-    if record["n_tasks"] != len(exp["tasks"]):
-        raise CommandError(f"{args.recruitment} recruits for {record['n_tasks']} tasks, but auctions.exp6.tasks names {len(exp['tasks'])}")
-    set_deterministic(seeding.integer_seed(root, "auctions_exp6", seed) % (2**31))
-    device = resolve_device(section(args, "device"))
+    settings = Exp6.from_block(section(args, "auctions")["exp6"])
+    training = Training.from_block(section(args, "mmfl"))
+    record = read_json(args.recruitment)
+    if record["n_tasks"] != len(settings.tasks):
+        raise CommandError(
+            f"{args.recruitment} recruits for {record['n_tasks']} tasks, but auctions.exp6.tasks names {len(settings.tasks)}"
+        )
     paths = dict(item.split("=", 1) for item in args.datasets)
-    tasks = []
-    for s, name in enumerate(exp["tasks"]):
-        ds = load_cache(paths[name])
-        part = mmfl_iid(ds.y_train, record["n_users"], exp["size_range"], seeding.generator(root, "partition", 70 + seed, s))
-        tasks.append(make_task(name, ds, part, position=s, train_cfg=train, root=root, init_key=70 + seed, test_key=20_000 + s,
-                               device=device, mask_absent=False))
-    rows, _ = run_mmfl(tasks, n_clients=record["n_users"], active_rate=exp["active_rate"], rounds=exp["rounds"], policy="fedfair",
-                       alpha=train["alpha"], weighted_aggregation=True, executor=train["executor"],
-                       sampling_rng=lambda r: seeding.generator(root, "sampling", 80 + seed, r),
-                       order_rng=lambda r, s, c: seeding.generator(root, "data_order", 80 + seed, r, s, c), checkpoint=args.checkpoint,
-                       eligibility=recruited.x)
-    df = pd.DataFrame(rows)
-    df.insert(0, "recruited", [float(recruited.take_up[t]) for t in df.task])
-    df.insert(0, "budget", float(record["budget"]))
-    df.insert(0, "seed", seed)
-    df.insert(0, "method", mechanism)
-    df.insert(0, "experiment", "exp6")
-    write_csv(args.output, df)
-    Path(args.checkpoint).unlink(missing_ok=True)
+    missing = [name for name in settings.tasks if name not in paths]
+    if missing:
+        raise CommandError(f"datasets {missing} of auctions.exp6.tasks were not passed with --datasets")
+    datasets = {name: load_cache(paths[name]) for name in settings.tasks}
+    device = resolve_device(section(args, "device"))
+    frame = exp6_job(
+        settings, training, record, datasets, root=section(args, "seed"), device=device, checkpoint=args.checkpoint
+    )
+    write_csv(args.output, frame)
+    discard_checkpoint(args.checkpoint)
 
 
 def figure7c(args: argparse.Namespace) -> None:
-    from fairshare.plots.auctions import figure7c as draw
+    from fairshare.papers.auctions.claims import exp6_claims
+    from fairshare.papers.auctions.experiment import Exp6, exp6_per_round
+    from fairshare.papers.auctions.figures import figure7c as draw
+    from fairshare.report import write_claims
 
+    settings = Exp6.from_block(section(args, "auctions")["exp6"])
     runs = pd.concat([pd.read_csv(p) for p in args.runs], ignore_index=True)
-    per_round = runs.groupby(["method", "seed", "round"]).agg(min_acc=("accuracy", "min"), min_recruited=("recruited", "min")).reset_index()
+    per_round = exp6_per_round(runs)
     write_csv(args.summary, per_round)
-    rows = claims_lib.exp6_claims(per_round, section(args, "auctions")["exp6"]["nearly_same_tolerance"])
-    write_csv(args.claims, pd.DataFrame(rows, columns=CLAIM_COLUMNS))
+    write_claims(args.claims, exp6_claims(per_round, settings.nearly_same_tolerance))
     draw(per_round, args.output, sorted(runs.budget.unique()))

@@ -1,0 +1,432 @@
+"""Recruitment auctions (Section V of the FedFairMMFL paper): the ``auctions`` config block as typed settings,
+Experiment 5 (take-up per task vs budget), the recruitment files of Experiment 6 and its training jobs, and the
+measured properties the claims are computed from: misreporting gains (truthfulness, Theorem 8, Corollary 9) and
+Corollary 10 by Monte Carlo (spec §3.4-3.5 and §6)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fairshare import seeding
+from fairshare.games import auctions as au
+
+BID_KEY = 7  # seeding key of the Exp 5 / Exp 6 bid profiles
+
+
+@dataclass(frozen=True)
+class Exp6:
+    """``auctions.exp6``: FedFairMMFL trained on each mechanism's recruits (Fig. 7c)."""
+
+    budget: float
+    tasks: tuple[str, ...]
+    size_range: tuple[int, int]
+    active_rate: float
+    rounds: int
+    local_epochs: int | None
+    seeds: int
+    nearly_same_tolerance: float
+    mechanisms: tuple[str, ...]
+
+    @classmethod
+    def from_block(cls, block: Mapping[str, Any]) -> Exp6:
+        values = {f.name: block[f.name] for f in dataclasses.fields(cls)}
+        return cls(
+            **{
+                **values,
+                "tasks": tuple(values["tasks"]),
+                "size_range": tuple(values["size_range"]),
+                "mechanisms": tuple(values["mechanisms"]),
+            }
+        )
+
+    def job_settings(self) -> dict[str, Any]:
+        """The keys one training job reads (the budget and recruits come with its recruitment file)."""
+        return {k: getattr(self, k) for k in ("tasks", "size_range", "active_rate", "rounds", "local_epochs")}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The ``auctions`` block without ``exp6``: Exp 5, the misreport sweep and Corollary 10."""
+
+    users: int
+    seeds: int
+    budgets: tuple[float, ...]
+    task1_mu: float
+    task1_sigma: float
+    mechanisms: tuple[str, ...]
+    switches: Mapping[str, Any]  # the mechanisms' reading switches; each mechanism takes only its own
+    constrained_budget_max: float
+    truthfulness: Mapping[str, Any]
+    corollary_draws: int
+    corollary10: Mapping[str, Any]
+
+    @classmethod
+    def from_block(cls, block: Mapping[str, Any]) -> Settings:
+        switches = {
+            "fractional": block["fractional"],
+            "strict": block["strict_reallocation"],
+            "reallocation": block["reallocation"],
+            "skip": block["skip_unaffordable"],
+            "payment": block["budget_fair_payment"],
+        }
+        return cls(
+            users=block["users"],
+            seeds=block["seeds"],
+            budgets=tuple(block["budgets"]),
+            task1_mu=block["task1_mu"],
+            task1_sigma=block["task1_sigma"],
+            mechanisms=tuple(block["mechanisms"]),
+            switches=switches,
+            constrained_budget_max=block["constrained_budget_max"],
+            truthfulness=block["truthfulness"],
+            corollary_draws=block["corollary_draws"],
+            corollary10=block["corollary10"],
+        )
+
+
+def experiment_bids(settings: Settings, root: int, seed: int) -> np.ndarray:
+    """Seed ``seed``'s Exp 5 bid profile (users x 2); Exp 6 recruits from the same profiles."""
+    rng = seeding.generator(root, "game", BID_KEY, seed)
+    return au.experiment5_bids(settings.users, rng, settings.task1_mu, settings.task1_sigma)
+
+
+def recruit_one(
+    settings: Settings, root: int, mechanism: str, seed: int, budget: float, bids: np.ndarray | None = None
+) -> au.Recruitment:
+    """Mechanism ``mechanism`` on seed ``seed``'s profile at ``budget`` (the same draw in Exp 5 and Exp 6)."""
+    bids = experiment_bids(settings, root, seed) if bids is None else bids
+    rng = seeding.generator(root, "sampling", BID_KEY, seed, int(round(budget * 1000)))
+    return au.run_mechanism(mechanism, bids, budget, rng, **settings.switches)
+
+
+def exp5(settings: Settings, root: int, progress: bool = True) -> pd.DataFrame:
+    """Experiment 5 (Figs. 7a, 7b): take-up per task, difference, minimum and spending per mechanism, budget, seed."""
+    from tqdm import tqdm
+
+    rows = []
+    for seed in tqdm(range(settings.seeds), desc="exp5 seeds", unit="seed", disable=not progress):
+        bids = experiment_bids(settings, root, seed)
+        for budget in settings.budgets:
+            for mech in settings.mechanisms:
+                r = recruit_one(settings, root, mech, seed, budget, bids)
+                metrics = {f"take_up_task{s + 1}": float(n) for s, n in enumerate(r.take_up)}
+                metrics.update(difference=r.difference, min_recruited=r.objective, spent=r.spent)
+                rows += [
+                    {
+                        "paper": "auctions",
+                        "experiment": "exp5",
+                        "method": mech,
+                        "seed": seed,
+                        "round": 0,
+                        "budget": float(budget),
+                        "metric": k,
+                        "value": v,
+                    }
+                    for k, v in metrics.items()
+                ]
+    return pd.DataFrame(rows)
+
+
+def recruitment_record(settings: Settings, root: int, mechanism: str, seed: int, budget: float) -> dict[str, Any]:
+    """The recruitment JSON Exp 6 trains on: winners per task, participation, payments, the bids and the switches."""
+    from fairshare.io import run_metadata
+
+    bids = experiment_bids(settings, root, seed)
+    r = recruit_one(settings, root, mechanism, seed, budget, bids)
+    return {
+        "paper": "auctions",
+        "experiment": "recruitment",
+        "mechanism": mechanism,
+        "seed": seed,
+        "budget": budget,
+        "switches": {k: v for k, v in settings.switches.items() if k in au.SWITCHES.get(mechanism, ())},
+        "bid_distributions": {
+            "task1": f"N({settings.task1_mu}, {settings.task1_sigma}^2) truncated to [0, 1]",
+            "task2": "pdf 2x on [0, 1]",
+        },
+        **r.to_record(),
+        "bids": bids.tolist(),
+        "metadata": run_metadata(root, seed_index=seed),
+    }
+
+
+def event_bidders(recruitment: au.Recruitment) -> set[tuple[int, int]]:
+    """(task, user) pairs whose bid was a t-th bid in a re-allocation or fractional round of Algorithm 3: the rounds
+    where Theorem 8 locates every profitable misreport (as the bid that needs budget, or a donor's bid that sets
+    its surplus and, in the fractional round, its price)."""
+    return {
+        pair
+        for event in recruitment.events
+        if event.kind in ("reallocation", "fractional")
+        for pair in event.recipients + event.donors
+    }
+
+
+@dataclass(frozen=True)
+class Misreports:
+    """One user's misreports of one task's bid over a grid, against its truthful bid (all other bids truthful).
+
+    ``gain[k]`` is the change of the user's utility over all tasks (true costs) when it reports ``reports[k]``,
+    ``task_gain[k]`` the change of its utility in the misreported task alone (u_{i,s} of Eq. 32, the quantity of
+    Theorem 8; the two differ when budget moving between tasks changes its other payments), ``objective_change[k]``
+    the change of the max-min objective (smallest take-up), ``in_event[k]`` whether the misreported bid was a t-th
+    bid of a re-allocation or fractional round (:func:`event_bidders`; Algorithm 3 only); ``truthful_won`` whether
+    the user wins the task when bidding truthfully.
+    """
+
+    user: int
+    task: int
+    reports: np.ndarray
+    gain: np.ndarray
+    task_gain: np.ndarray
+    objective_change: np.ndarray
+    in_event: np.ndarray
+    truthful_won: bool
+
+
+def misreport_grid(
+    mechanism: str,
+    costs: np.ndarray,
+    budget: float,
+    user: int,
+    task: int,
+    reports: np.ndarray,
+    seed: int,
+    **switches: Any,
+) -> Misreports:
+    """Run ``mechanism`` once truthfully and once per misreport of b[user, task]. A randomized mechanism gets a fresh
+    Generator from the same ``seed`` in every run (common random numbers, so its gain is the bid's effect alone);
+    the others get none (ties, which have probability zero for continuous costs, go to the lower index)."""
+    costs = np.asarray(costs, dtype=float)
+
+    def run(bids: np.ndarray) -> au.Recruitment:
+        rng = np.random.default_rng(seed) if mechanism in au.RANDOMIZED else None
+        return au.run_mechanism(mechanism, bids, budget, rng, **switches)
+
+    def user_utility(r: au.Recruitment) -> np.ndarray:
+        return r.payments[user] - costs[user] * r.x[user]  # Eq. (32) per task, for this user only
+
+    honest = run(costs)
+    u0 = user_utility(honest)
+    gains, task_gains, changes, flags = [], [], [], []
+    for report in reports:
+        bids = costs.copy()
+        bids[user, task] = report
+        lie = run(bids)
+        du = user_utility(lie) - u0
+        gains.append(du.sum())
+        task_gains.append(du[task])
+        changes.append(lie.objective - honest.objective)
+        flags.append((task, user) in event_bidders(lie))
+    return Misreports(
+        user,
+        task,
+        np.asarray(reports, dtype=float),
+        np.array(gains),
+        np.array(task_gains),
+        np.array(changes),
+        np.array(flags, dtype=bool),
+        bool(honest.x[user, task] > 0),
+    )
+
+
+def misreport_profile(
+    mechanism: str, costs: np.ndarray, budget: float, reports: np.ndarray, seed: int, tol: float = 1e-9, **switches: Any
+) -> dict[str, float]:
+    """Every user misreports each of its task bids over ``reports`` (one at a time, others truthful); aggregates.
+
+    Counts misreports and profitable ones (gain > ``tol``) for the utility over all tasks and for the misreported
+    task's utility alone, the largest gains, the largest drop of the max-min objective (over all misreports and over
+    the profitable ones), how many same-task-profitable misreports did not take part in a re-allocation or
+    fractional round (the exceptions to Theorem 8; Algorithm 3 only) and how many of those were under-bids by a
+    user who loses when truthful.
+    """
+    costs = np.asarray(costs, dtype=float)
+    names = (
+        "misreports",
+        "profitable",
+        "max_gain",
+        "profitable_same_task",
+        "max_gain_same_task",
+        "same_task_outside_events",
+        "same_task_outside_events_by_losers",
+        "max_objective_drop",
+        "max_objective_drop_profitable",
+    )
+    out = dict.fromkeys(names, 0.0)
+    for user in range(costs.shape[0]):
+        for task in range(costs.shape[1]):
+            m = misreport_grid(mechanism, costs, budget, user, task, reports, seed, **switches)
+            win, win_task = m.gain > tol, m.task_gain > tol
+            out["misreports"] += len(m.gain)
+            out["profitable"] += int(win.sum())
+            out["profitable_same_task"] += int(win_task.sum())
+            outside = win_task & ~m.in_event
+            out["same_task_outside_events"] += int(outside.sum())
+            if not m.truthful_won:
+                out["same_task_outside_events_by_losers"] += int((outside & (m.reports < costs[user, task])).sum())
+            out["max_gain"] = max(out["max_gain"], float(m.gain.max()))
+            out["max_gain_same_task"] = max(out["max_gain_same_task"], float(m.task_gain.max()))
+            out["max_objective_drop"] = max(out["max_objective_drop"], float(-m.objective_change.min()))
+            if win.any():
+                drop = float(-m.objective_change[win].min())
+                out["max_objective_drop_profitable"] = max(out["max_objective_drop_profitable"], drop)
+    return out
+
+
+def truthfulness(settings: Settings, root: int, progress: bool = True) -> pd.DataFrame:
+    """The misreport sweep over random profiles for every mechanism, plus budget-fair with the printed uniform price."""
+    from tqdm import tqdm
+
+    t = settings.truthfulness
+    reports = np.linspace(0.0, 1.0, t["grid_points"])
+    variants = [(m, m, settings.switches) for m in au.MECHANISMS]
+    variants.append(("budget_fair_uniform_price", "budget_fair", {**settings.switches, "payment": "uniform"}))
+    rows = []
+    for p in tqdm(range(t["profiles"]), desc="misreport profiles", unit="profile", disable=not progress):
+        rng = seeding.generator(root, "game", 9, p)
+        costs = au.experiment5_bids(t["users"], rng, settings.task1_mu, settings.task1_sigma)
+        budget = float(rng.uniform(*t["budget_range"]))
+        for label, mech, options in variants:
+            summary = misreport_profile(mech, costs, budget, reports, seed=p, **options)
+            rows += [
+                {
+                    "paper": "auctions",
+                    "experiment": "truthfulness",
+                    "method": label,
+                    "seed": p,
+                    "round": 0,
+                    "budget": budget,
+                    "metric": k,
+                    "value": float(v),
+                }
+                for k, v in summary.items()
+            ]
+    return pd.DataFrame(rows)
+
+
+def corollary10_monte_carlo(y: float, draws: int, rng: np.random.Generator) -> tuple[float, float]:
+    """The two probabilities of :func:`fairshare.games.auctions.corollary10` estimated from ``draws`` pairs of Exp(1)
+    minimum bids (B = y): P(x_1 + x_2 >= B) and P(max(x_1, x_2) >= B / 2)."""
+    x = rng.exponential(1.0, size=(draws, 2))
+    return float(np.mean(x.sum(axis=1) >= y)), float(np.mean(x.max(axis=1) >= y / 2))
+
+
+def corollary10_auctions(y: float, users: int, draws: int, rng: np.random.Generator) -> tuple[float, float]:
+    """The same probabilities from the auctions themselves: two tasks, ``users`` bids per task i.i.d. Exp(1/users)
+    (so each task's minimum bid is Exp(1)), budget B = y; the share of draws where some task recruits no full user
+    under the max-min auction (no fractional round, re-allocation when A < C) and under the budget-fair auction."""
+    empty_mm = empty_bf = 0
+    for _ in range(draws):
+        bids = rng.exponential(float(users), size=(users, 2))
+        empty_mm += int((au.maxmin_fair(bids, y, fractional=False).x >= 1).sum(axis=0).min() == 0)
+        empty_bf += int(au.budget_fair(bids, y).take_up.min() == 0)
+    return empty_mm / draws, empty_bf / draws
+
+
+def corollary10_table(settings: Settings, root: int) -> pd.DataFrame:
+    """Corollary 10 per y = B lambda: closed forms, Monte Carlo on the minimum bids and on the auctions (with
+    standard errors)."""
+    c, out = settings.corollary10, []
+    for k, y in enumerate(c["y_values"]):
+        exact = au.corollary10(y)
+        mc = corollary10_monte_carlo(y, settings.corollary_draws, seeding.generator(root, "game", 10, k))
+        auc = corollary10_auctions(y, c["users"], c["auction_draws"], seeding.generator(root, "game", 11, k))
+        sources = (
+            ("closed_form", exact, 0),
+            ("monte_carlo", mc, settings.corollary_draws),
+            ("auctions", auc, c["auction_draws"]),
+        )
+        for method, values, draws in sources:
+            for mech, value in zip(("maxmin", "budget_fair"), values):
+                out.append({"method": method, "y": y, "metric": f"p_no_user_{mech}", "value": value})
+                if draws:
+                    se = float(np.sqrt(max(value * (1 - value), 1e-12) / draws))
+                    out.append({"method": method, "y": y, "metric": f"se_{mech}", "value": se})
+    frame = pd.DataFrame(out)
+    frame.insert(0, "round", 0)
+    frame.insert(0, "seed", 0)
+    frame.insert(0, "experiment", "corollary10")
+    frame.insert(0, "paper", "auctions")
+    return frame[["paper", "experiment", "method", "seed", "round", "y", "metric", "value"]]
+
+
+def exp6_job(
+    exp6: Exp6,
+    training: Any,
+    record: Mapping[str, Any],
+    datasets: Mapping[str, Any],
+    *,
+    root: int,
+    device: Any,
+    checkpoint: str | Path | None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Train the two tasks with FedFairMMFL on one recruitment (``record``: a recruitment JSON); ``training`` is the
+    mmfl block's :class:`fairshare.papers.mmfl.experiment.Training`, local epochs overridden by ``exp6``. A client
+    may train a task in a round with probability x[client, task] (spec §4, Exp 6)."""
+    from fairshare.data.partition import mmfl_iid
+    from fairshare.learning.engine import set_deterministic
+    from fairshare.learning.mmfl import run_mmfl
+    from fairshare.learning.rounds import settings_hash
+
+    if exp6.local_epochs is not None:
+        training = dataclasses.replace(training, local_epochs=exp6.local_epochs)
+    recruited = au.Recruitment.from_record(record)
+    mechanism, seed = record["mechanism"], int(record["seed"])
+    set_deterministic(seeding.integer_seed(root, "auctions_exp6", seed) % (2**31))
+    tasks = []
+    for s, name in enumerate(exp6.tasks):
+        ds = datasets[name]
+        part = mmfl_iid(
+            ds.y_train, record["n_users"], exp6.size_range, seeding.generator(root, "partition", 70 + seed, s)
+        )
+        tasks.append(
+            training.task(
+                name,
+                ds,
+                part,
+                position=s,
+                root=root,
+                init_key=70 + seed,
+                test_key=20_000 + s,
+                device=device,
+                mask_absent=False,
+            )
+        )
+    rows, _ = run_mmfl(
+        tasks,
+        n_clients=record["n_users"],
+        active_rate=exp6.active_rate,
+        rounds=exp6.rounds,
+        policy="fedfair",
+        alpha=training.alpha,
+        weighted_aggregation=True,
+        executor=training.executor,
+        sampling_rng=lambda r: seeding.generator(root, "sampling", 80 + seed, r),
+        order_rng=lambda r, s, c: seeding.generator(root, "data_order", 80 + seed, r, s, c),
+        settings=settings_hash(dataclasses.asdict(training), exp6.job_settings(), mechanism, seed, root),
+        checkpoint=checkpoint,
+        eligibility=recruited.x,
+        progress=progress,
+    )
+    frame = pd.DataFrame(rows)
+    frame.insert(0, "recruited", [float(recruited.take_up[t]) for t in frame.task])
+    frame.insert(0, "budget", float(record["budget"]))
+    frame.insert(0, "seed", seed)
+    frame.insert(0, "method", mechanism)
+    frame.insert(0, "experiment", "exp6")
+    return frame
+
+
+def exp6_per_round(runs: pd.DataFrame) -> pd.DataFrame:
+    """Minimum accuracy across the two tasks and minimum recruits per task, per mechanism, seed and round."""
+    agg = runs.groupby(["method", "seed", "round"]).agg(min_acc=("accuracy", "min"), min_recruited=("recruited", "min"))
+    return agg.reset_index()

@@ -1,0 +1,311 @@
+"""Fair multi-model FL (FedFairMMFL, Section IV of the paper): the ``mmfl`` config block as typed settings, one
+training job per (experiment, method, alpha, seed), and the tidy tables every figure and claim is computed from.
+
+alpha is a run's parameter and a result column: it acts on ``fedfair`` (Eq. 5's exponent) and ``qffl`` (q = alpha - 1);
+``random`` and ``round_robin`` runs have no alpha (an empty cell).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fairshare import seeding
+from fairshare.learning.mmfl import ALPHA_POLICIES
+
+KEYS = ["experiment", "method", "alpha", "seed"]  # what identifies one training run
+
+
+@dataclass(frozen=True)
+class Training:
+    """The block's local-training and aggregation settings (Exp 6 of the auctions trains with them too)."""
+
+    alpha: float
+    models: Mapping[str, str]
+    faithful_models: bool
+    mask_absent_classes: bool
+    local_epochs: int
+    batch_size: int
+    lr: float
+    momentum: float
+    weight_decay: Mapping[str, float]
+    weighted_aggregation: Mapping[str, bool]
+    qffl_lipschitz: float
+    test_subset: int
+    executor: str
+
+    @classmethod
+    def from_block(cls, block: Mapping[str, Any]) -> Training:
+        return cls(**{f.name: block[f.name] for f in dataclasses.fields(cls)})
+
+    def task(
+        self,
+        name: str,
+        dataset: Any,
+        partition: Any,
+        *,
+        position: int,
+        root: int,
+        init_key: int,
+        test_key: int,
+        device: Any,
+        mask_absent: bool,
+    ) -> Any:
+        """Task ``position`` of a run (``fairshare.learning.mmfl.Task``): its test subset drawn from (root, test_key),
+        its model initialised from (root, init_key, position); model and weight decay looked up by dataset."""
+        from fairshare.learning.engine import TrainSettings
+        from fairshare.learning.mmfl import build_task
+
+        n_test = self.test_subset or len(dataset.y_test)
+        test_indices = seeding.generator(root, "sampling", test_key).permutation(len(dataset.y_test))[:n_test]
+        settings = TrainSettings(
+            epochs=self.local_epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            momentum=self.momentum,
+            weight_decay=self.weight_decay.get(dataset.name, self.weight_decay["default"]),
+            absent_class_fill=0.0 if mask_absent else None,
+        )
+        return build_task(
+            f"{name}#{position}",
+            dataset,
+            partition,
+            model=self.models[dataset.name],
+            faithful=self.faithful_models,
+            settings=settings,
+            test_indices=test_indices,
+            init_seed=seeding.integer_seed(root, "init", init_key, position) % (2**31),
+            device=device,
+        )
+
+
+@dataclass(frozen=True)
+class Run:
+    """One training job. ``label`` names its folder (``fedfair_a4`` in an alpha sweep); nothing reads it back."""
+
+    experiment: str
+    method: str
+    alpha: float | None
+    seed: int
+    label: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One entry of ``mmfl.experiments``: tasks, clients, data and the runs it holds."""
+
+    name: str
+    reproduces: str | None  # the paper's experiment (exp1, exp2, fig4, exp3, exp4): which statements apply
+    tasks: tuple[str, ...]
+    clients: int
+    active_rate: float
+    size_range: tuple[int, int]
+    partition: str
+    class_ratio: float
+    rounds: int
+    methods: tuple[str, ...]
+    alphas: tuple[float, ...]
+    seeds: int
+
+    def runs(self) -> list[Run]:
+        """Every (method, alpha, seed): one run per alpha for the methods alpha acts on, one for the others."""
+        out = []
+        for method in self.methods:
+            alphas = self.alphas if method in ALPHA_POLICIES else (None,)
+            for alpha in alphas:
+                label = method if alpha is None or len(self.alphas) == 1 else f"{method}_a{alpha:g}"
+                out += [Run(self.name, method, alpha, s, label) for s in range(self.seeds)]
+        return out
+
+    def job_settings(self) -> dict[str, Any]:
+        """The entry's keys one training job reads (not the lists of methods, alphas and seeds)."""
+        skip = {"reproduces", "methods", "alphas", "seeds"}
+        return {k: v for k, v in dataclasses.asdict(self).items() if k not in skip}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The whole ``mmfl`` block, read once."""
+
+    training: Training
+    experiments: tuple[Experiment, ...]
+    thresholds: tuple[float, ...]
+    table2_experiments: tuple[str, ...]
+    per_task_experiment: str
+    alpha_sweep_experiment: str
+
+    @classmethod
+    def from_block(cls, block: Mapping[str, Any]) -> Settings:
+        experiments = tuple(
+            Experiment(
+                name=e["name"],
+                reproduces=e.get("reproduces"),
+                tasks=tuple(e["tasks"]),
+                clients=e["clients"],
+                active_rate=e["active_rate"],
+                size_range=tuple(e["size_range"]),
+                partition=e["partition"],
+                class_ratio=e.get("class_ratio", 0.5),
+                rounds=e["rounds"],
+                methods=tuple(e["methods"]),
+                alphas=tuple(float(a) for a in e.get("alphas", [block["alpha"]])),
+                seeds=e.get("seeds", block["seeds"]),
+            )
+            for e in block["experiments"]
+        )
+        return cls(
+            training=Training.from_block(block),
+            experiments=experiments,
+            thresholds=tuple(block["thresholds"]),
+            table2_experiments=tuple(block["table2_experiments"]),
+            per_task_experiment=block["per_task_experiment"],
+            alpha_sweep_experiment=block["alpha_sweep_experiment"],
+        )
+
+    def experiment(self, name: str) -> Experiment:
+        for e in self.experiments:
+            if e.name == name:
+                return e
+        raise KeyError(f"experiment '{name}' is not in the mmfl config")
+
+    def runs(self) -> list[Run]:
+        return [r for e in self.experiments for r in e.runs()]
+
+    def run(self, experiment: str, method: str, alpha: float | None, seed: int) -> Run:
+        """The configured run with these parameters (KeyError when the config has none)."""
+        for r in self.experiment(experiment).runs():
+            if (r.method, r.alpha, r.seed) == (method, alpha, seed):
+                return r
+        raise KeyError(f"experiment '{experiment}' has no run with method {method}, alpha {alpha}, seed {seed}")
+
+
+def run_job(
+    settings: Settings,
+    run: Run,
+    datasets: Mapping[str, Any],
+    *,
+    root: int,
+    device: Any,
+    checkpoint: str | Path | None,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Train one run: partition every task's dataset (``datasets``: task name -> cached arrays), train, and return
+    the per-round rows (experiment, method, alpha, seed, round, task, task_name, accuracy, loss, clients) and the
+    allocation map (clients x rounds)."""
+    from fairshare.data.partition import mmfl_iid, mmfl_noniid
+    from fairshare.learning.engine import set_deterministic
+    from fairshare.learning.mmfl import run_mmfl
+    from fairshare.learning.rounds import settings_hash
+
+    exp, train = settings.experiment(run.experiment), settings.training
+    set_deterministic(seeding.integer_seed(root, "mmfl", run.seed) % (2**31))
+    tasks = []
+    for s, name in enumerate(exp.tasks):
+        ds = datasets[name]
+        prng = seeding.generator(root, "partition", run.seed, s)
+        if exp.partition == "iid":
+            part = mmfl_iid(ds.y_train, exp.clients, exp.size_range, prng)
+        else:
+            part = mmfl_noniid(ds.y_train, exp.clients, exp.size_range, exp.class_ratio, prng)
+        mask = train.mask_absent_classes and exp.partition != "iid"
+        tasks.append(
+            train.task(
+                name,
+                ds,
+                part,
+                position=s,
+                root=root,
+                init_key=run.seed,
+                test_key=10_000 + s,
+                device=device,
+                mask_absent=mask,
+            )
+        )
+    alpha = train.alpha if run.alpha is None else run.alpha  # unused by the policies without alpha
+    rows, alloc = run_mmfl(
+        tasks,
+        n_clients=exp.clients,
+        active_rate=exp.active_rate,
+        rounds=exp.rounds,
+        policy=run.method,
+        alpha=alpha,
+        weighted_aggregation=train.weighted_aggregation[run.method],
+        executor=train.executor,
+        sampling_rng=lambda r: seeding.generator(root, "sampling", run.seed, r),
+        order_rng=lambda r, s, c: seeding.generator(root, "data_order", run.seed, r, s, c),
+        settings=settings_hash(dataclasses.asdict(train), exp.job_settings(), run.method, run.alpha, run.seed, root),
+        checkpoint=checkpoint,
+        lipschitz=train.qffl_lipschitz,
+        progress=progress,
+    )
+    frame = pd.DataFrame(rows)
+    for i, key in enumerate(KEYS):
+        frame.insert(i, key, getattr(run, key))
+    return frame, alloc
+
+
+def _by(frame: pd.DataFrame, keys: list[str]):
+    """groupby that keeps runs without alpha (NaN) as their own group."""
+    return frame.groupby(keys, dropna=False)
+
+
+def final_rounds(per_round: pd.DataFrame) -> pd.DataFrame:
+    """Each run's last round."""
+    return per_round[per_round["round"] == _by(per_round, KEYS)["round"].transform("max")]
+
+
+def summaries(runs: pd.DataFrame, settings: Settings) -> dict[str, pd.DataFrame]:
+    """The tidy tables of the runs: ``summary`` (long format), ``across_tasks`` (min, mean and variance of accuracy
+    across tasks per round), ``table2`` (final-round means over seeds for Table II's experiments) and
+    ``rounds_to_threshold`` (first round the minimum accuracy reaches each threshold)."""
+    from fairshare.metrics import rounds_to_threshold
+
+    ids = KEYS + ["round", "task", "task_name"]
+    tidy = runs.melt(id_vars=ids, value_vars=["accuracy", "loss", "clients"], var_name="metric", value_name="value")
+    tidy.insert(0, "paper", "mmfl")
+    per_round = (
+        _by(runs, KEYS + ["round"])
+        .accuracy.agg(min_acc="min", avg_acc="mean", var_acc=lambda a: float(np.var(a)))
+        .reset_index()
+    )
+    table = (
+        _by(final_rounds(per_round), ["experiment", "method", "alpha"])
+        .agg(avg_final=("avg_acc", "mean"), min_final=("min_acc", "mean"), seeds=("seed", "nunique"))
+        .reset_index()
+    )
+    thresholds = []
+    for (e, m, a, s), g in _by(per_round, KEYS):
+        curve = g.sort_values("round").min_acc
+        for thr in settings.thresholds:
+            thresholds.append(
+                {
+                    "experiment": e,
+                    "method": m,
+                    "alpha": a,
+                    "seed": s,
+                    "threshold": thr,
+                    "rounds_to_min_acc": rounds_to_threshold(curve, thr),
+                }
+            )
+    return {
+        "summary": tidy,
+        "across_tasks": per_round,
+        "table2": table[table.experiment.isin(settings.table2_experiments)],
+        "rounds_to_threshold": pd.DataFrame(thresholds),
+    }
+
+
+def table2_markdown(table2: pd.DataFrame) -> str:
+    """Table II as Markdown (final-round accuracy across tasks, mean over seeds)."""
+    md = ["| experiment | method | alpha | average accuracy | minimum accuracy | seeds |", "|---|---|---|---|---|---|"]
+    for r in table2.itertuples():
+        alpha = "" if pd.isna(r.alpha) else f"{r.alpha:g}"
+        md.append(f"| {r.experiment} | {r.method} | {alpha} | {r.avg_final:.3f} | {r.min_final:.3f} | {r.seeds} |")
+    title = "Table II (reproduction; final-round accuracy across tasks, mean over seeds)"
+    return title + "\n\n" + "\n".join(md) + "\n"

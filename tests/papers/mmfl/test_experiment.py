@@ -1,0 +1,75 @@
+"""The mmfl settings and tables: alpha is a run parameter and a result column, never read back from a name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from fairshare.config import validate_config
+from fairshare.papers.mmfl.experiment import Settings, summaries, table2_markdown
+
+
+def _settings(**block) -> Settings:
+    experiments = [
+        {"name": "exp2_s6", "tasks": ["digits", "synthetic"], "clients": 4, "active_rate": 1.0, "size_range": [20, 30],
+         "partition": "iid", "rounds": 2, "methods": ["fedfair", "random", "round_robin"]},
+        {"name": "exp4", "tasks": ["digits", "synthetic"], "clients": 4, "active_rate": 1.0, "size_range": [20, 30],
+         "partition": "iid", "rounds": 2, "methods": ["random", "fedfair"], "alphas": [1, 10], "seeds": 1},
+    ]  # fmt: skip
+    block = {"seeds": 2, "table2_experiments": ["exp2_s6"], "per_task_experiment": "exp2_s6", **block}
+    config = validate_config({"mmfl": {"experiments": experiments, **block}})
+    return Settings.from_block(config["mmfl"])
+
+
+def test_runs_carry_alpha_as_a_value():
+    runs = {(r.experiment, r.method, r.alpha, r.seed): r.label for r in _settings().runs()}
+    assert runs == {
+        ("exp2_s6", "fedfair", 3.0, 0): "fedfair",
+        ("exp2_s6", "fedfair", 3.0, 1): "fedfair",
+        ("exp2_s6", "random", None, 0): "random",
+        ("exp2_s6", "random", None, 1): "random",
+        ("exp2_s6", "round_robin", None, 0): "round_robin",
+        ("exp2_s6", "round_robin", None, 1): "round_robin",
+        ("exp4", "random", None, 0): "random",
+        ("exp4", "fedfair", 1.0, 0): "fedfair_a1",
+        ("exp4", "fedfair", 10.0, 0): "fedfair_a10",
+    }
+    assert _settings(alpha=2).run("exp2_s6", "fedfair", 2.0, 1).label == "fedfair"
+
+
+def _runs() -> pd.DataFrame:
+    """Two rounds, two tasks: fedfair at alpha 1 and 10 and random (no alpha) in exp4; the same shape in exp2_s6."""
+    rows = []
+    for exp, method, alpha, base in (("exp4", "fedfair", 1.0, 0.3), ("exp4", "fedfair", 10.0, 0.5), ("exp4", "random", np.nan, 0.4),
+                                     ("exp2_s6", "fedfair", 3.0, 0.6), ("exp2_s6", "random", np.nan, 0.5)):  # fmt: skip
+        for r in (1, 2):
+            for task in (0, 1):
+                acc = base + 0.1 * r - 0.2 * task
+                rows.append({"experiment": exp, "method": method, "alpha": alpha, "seed": 0, "round": r, "task": task,
+                             "task_name": f"t#{task}", "accuracy": acc, "loss": 1 - acc, "clients": 2})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_tables_keep_runs_without_alpha_and_separate_alphas():
+    tables = summaries(_runs(), _settings())
+    across = tables["across_tasks"]
+    assert len(across) == 5 * 2  # five runs (random without alpha included) x two rounds
+    final = across[(across.experiment == "exp4") & (across["round"] == 2)].set_index(["method", "alpha"], drop=False)
+    np.testing.assert_allclose(final.min_acc.to_numpy(), [0.3, 0.5, 0.4])
+    np.testing.assert_allclose(final.var_acc, np.var([0.0, 0.2]))
+    assert list(tables["table2"].method) == ["fedfair", "random"] and tables["table2"].alpha.isna().tolist() == [
+        False,
+        True,
+    ]
+    assert set(tables["summary"].columns) >= {
+        "paper",
+        "experiment",
+        "method",
+        "alpha",
+        "seed",
+        "round",
+        "metric",
+        "value",
+    }
+    assert len(tables["rounds_to_threshold"]) == 5 * 2  # runs x thresholds (0.5, 0.7)
+    assert "| exp2_s6 | fedfair | 3 | 0.700 | 0.600 | 1 |" in table2_markdown(tables["table2"])
