@@ -74,7 +74,7 @@ def test_aequa_p_min_is_one_number_or_per_dataset():
             lambda c: c["aequa"]["table_partitions"].update(dirichlet="dir0.3"),
             "'aequa.table_partitions.dirichlet': 'dir0.3' is not a dirichlet partition in aequa.partitions; allowed names: dir0.5",
         ),
-        (lambda c: c["aequa"]["table_partitions"].update(quantity_skew="dir0.5"), "allowed names: qskew0.2x2"),
+        (lambda c: c["aequa"]["table_partitions"].update(quantity_skew="dir0.5"), "allowed names: qskew0.4x2"),
         (
             lambda c: c["mmfl"].update(alpha_sweep_experiment="exp9"),
             "'mmfl.alpha_sweep_experiment': 'exp9' is not an experiment in mmfl.experiments; allowed names: exp1, exp2_s6",

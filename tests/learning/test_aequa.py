@@ -68,16 +68,19 @@ def test_local_training_trains_the_sampled_widths_and_is_deterministic(digits_cl
     model = SlimmableCNN((1, 8, 8), 10, convs=1, widths=grid)
     start = {k: v.clone() for k, v in model.state_dict().items()}
     settings = TrainSettings(epochs=1, batch_size=60, lr=0.05, momentum=0.9)
-    run = lambda: aq.aequa_local_train(
-        model,
-        start,
-        clients[:1],
-        settings,
-        generators=[np.random.default_rng(0)],  # noqa: E731
-        width_generators=[np.random.default_rng(5)],
-        p_min=0.25,
-        grid=grid,
-    )
+
+    def run():
+        return aq.aequa_local_train(
+            model,
+            start,
+            clients[:1],
+            settings,
+            generators=[np.random.default_rng(0)],
+            width_generators=[np.random.default_rng(5)],
+            p_min=0.25,
+            grid=grid,
+        )
+
     (s1,), (u1,) = run()
     (s2,), (u2,) = run()
     assert u1 == u2 and 1.0 in u1 and len(u1) <= 3  # full width plus one sampled width per minibatch (2 minibatches)

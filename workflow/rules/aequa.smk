@@ -23,7 +23,6 @@ AEQUA_NON_TRAINING_KEYS = (
     "table_partitions",
     "table9_datasets",
     "curve_partition",
-    "claims",
     "participation",
     "training_time",
     "scale",

@@ -86,9 +86,7 @@ def run(args: argparse.Namespace) -> None:
     digest = settings_hash(
         args.cfg, args.dataset, args.partition, args.method, args.seed_index, ex.data_fingerprint(st), contributions
     )
-    out = {**st.info, "method": args.method}
-    if contributions is not None:
-        out["contributions"] = contributions.tolist()
+    out = {**st.info, "method": args.method, **ex.contribution_fields(contributions)}
     out.update(ex.run_method(cfg, st, args.method, contributions, ex.Job(args.checkpoint, digest)))
     out["seconds"] = time.perf_counter() - started
     out["metadata"] = run_metadata(root, seed_index=st.seed, device=str(st.device))
@@ -111,7 +109,7 @@ def summarize(args: argparse.Namespace) -> None:
         csv_path, md_path = getattr(args, name)
         write_csv(csv_path, frame)
         write_text(md_path, markdown)
-    write_claims(args.claims, claims(tidy, runs, cfg))
+    write_claims(args.claims, claims(tidy, cfg))
 
 
 def figures(args: argparse.Namespace) -> None:

@@ -67,7 +67,17 @@ def partition_spec(entry: dict, dataset: str, clients: int) -> dict:
     return spec
 
 
-def read_contributions(path: str | None, method: str, clients: int) -> np.ndarray | None:
+@dataclasses.dataclass(frozen=True)
+class Contributions:
+    """A setting's standalone accuracies: on the test split (what rewards are reported against) and the ones the
+    algorithms fit on (the server's validation split; the test split when the profile holds out none)."""
+
+    test: np.ndarray
+    fit: np.ndarray
+    validation: bool  # whether ``fit`` comes from a held-out validation split
+
+
+def read_contributions(path: str | None, method: str, clients: int) -> Contributions | None:
     """The standalone accuracies of a setting from its standalone run (None for the standalone method itself)."""
     from fairshare.io import read_json
 
@@ -75,10 +85,23 @@ def read_contributions(path: str | None, method: str, clients: int) -> np.ndarra
         return None
     if not path:
         raise ConfigError(f"method {method} needs the setting's standalone run (the contributions)")
-    contributions = np.asarray(read_json(path)["reward_acc"], float)
-    if len(contributions) != clients:
-        raise ConfigError(f"{path} has {len(contributions)} clients, this setting {clients}")
-    return contributions
+    run = read_json(path)
+    test = np.asarray(run["reward_acc"], float)
+    if len(test) != clients:
+        raise ConfigError(f"{path} has {len(test)} clients, this setting {clients}")
+    if "validation_acc" in run:
+        return Contributions(test, np.asarray(run["validation_acc"], float), True)
+    return Contributions(test, test, False)
+
+
+def contribution_fields(contributions: Contributions | None) -> dict:
+    """A run's contribution fields: test accuracies, and the validation ones the algorithms fitted on (if any)."""
+    if contributions is None:
+        return {}
+    out = {"contributions": contributions.test.tolist()}
+    if contributions.validation:
+        out["contributions_validation"] = contributions.fit.tolist()
+    return out
 
 
 def lr_schedule(lr: float, rounds: int, milestones_frac: list[float], gamma: float) -> Callable[[int], float]:
@@ -147,6 +170,12 @@ class Setting:
 
         return balanced_accuracy_of(self.model, state, *self.test, self.n_classes)
 
+    def val_acc(self, state) -> float:
+        """Balanced accuracy of ``state`` on the server's validation split (full width)."""
+        from fairshare.learning.engine import balanced_accuracy_of
+
+        return balanced_accuracy_of(self.model, state, *self.val, self.n_classes)
+
 
 def prepare(
     cfg: dict,
@@ -184,22 +213,23 @@ def prepare(
     part_rng = seeding.generator(root, f"aequa/partition/{key}", s)
     n_keep = lookup(cfg["max_train_samples"], used, dataset)
     train_idx = np.sort(part_rng.permutation(len(ds.y_train))[:n_keep]) if n_keep else np.arange(len(ds.y_train))
+    val_idx = None
+    if cfg["allocation"]["split"] == "validation":  # the server's validation set, held out from the clients' data
+        order = seeding.generator(root, f"aequa/validation/{key}", s).permutation(len(train_idx))
+        n_val = int(round(cfg["allocation"]["validation_fraction"] * len(train_idx)))
+        val_idx, train_idx = np.sort(train_idx[order[:n_val]]), np.sort(train_idx[order[n_val:]])
     if partition_override is None:
         part = make_partition(ds.y_train[train_idx], partition_spec(entry, used, clients or cfg["clients"]), part_rng)
     else:
         part = partition_override(ds.y_train[train_idx], train_idx, part_rng)
     test_rng = seeding.generator(root, f"aequa/test/{dataset}", s)
     test_idx = test_rng.permutation(len(ds.y_test))[: cfg["test_subset"] or len(ds.y_test)]
-    val_idx = None
-    if cfg["allocation"]["split"] == "validation":
-        n_val = int(round(cfg["allocation"]["validation_fraction"] * len(test_idx)))
-        val_idx, test_idx = test_idx[:n_val], test_idx[n_val:]
     n_feat = lookup(cfg["max_features"], used, dataset)
     if n_feat and ds.x_train.ndim == 2:  # tabular data only
         ds = dataclasses.replace(ds, x_train=ds.x_train[:, :n_feat], x_test=ds.x_test[:, :n_feat])
     x, y = to_tensors(ds.x_train[train_idx], ds.y_train[train_idx], device)
     test = to_tensors(ds.x_test[test_idx], ds.y_test[test_idx], device)
-    val = None if val_idx is None else to_tensors(ds.x_test[val_idx], ds.y_test[val_idx], device)
+    val = None if val_idx is None else to_tensors(ds.x_train[val_idx], ds.y_train[val_idx], device)
     client_data = [
         ClientData(x[torch.as_tensor(ix, device=device)], y[torch.as_tensor(ix, device=device)])
         for ix in part.client_indices
@@ -239,6 +269,7 @@ def prepare(
         "sizes": part.sizes.tolist(),
         "class_counts": part.counts.tolist(),
         "n_test": len(test_idx),
+        "n_validation": 0 if val_idx is None else len(val_idx),
         "input_shape": list(ds.input_shape),
     }
     return Setting(
@@ -402,13 +433,16 @@ def iafl_step(cfg: dict, st: Setting, contributions, sampling_stream: str, parti
     )
 
 
-def run_method(cfg: dict, st: Setting, method: str, contributions: np.ndarray | None, job: Job) -> dict:
+def run_method(cfg: dict, st: Setting, method: str, contributions: Contributions | None, job: Job) -> dict:
     """Train one method on the setting and return its result fields (rewards, global accuracy, Aequa's curve...)."""
     from fairshare.learning import baselines
 
     if method == "standalone":
         states, epochs = standalone_states(cfg, st, job)
-        return {"reward_acc": [st.acc(x) for x in states], "global_acc": None, "standalone_epochs": epochs}
+        out = {"reward_acc": [st.acc(x) for x in states], "global_acc": None, "standalone_epochs": epochs}
+        if st.val is not None:
+            out["validation_acc"] = [st.val_acc(x) for x in states]
+        return out
     if method == "fedavg_ft":
         glob, tuned = fedavg_ft_states(cfg, st, job)
         return {"global_acc": st.acc(glob), "reward_acc": [st.acc(x) for x in tuned]}
@@ -420,7 +454,7 @@ def run_method(cfg: dict, st: Setting, method: str, contributions: np.ndarray | 
             "final_reputation": state["history"][-1].tolist(),
         }
     if method == "iafl":
-        step = iafl_step(cfg, st, contributions, f"aequa/sampling/{st.key}")
+        step = iafl_step(cfg, st, contributions.fit, f"aequa/sampling/{st.key}")
         state, _ = job.rounds(step, baselines.iafl_start(st.init, st.clients), st.rounds, desc="iafl")
         return {"global_acc": st.acc(state["server"]), "reward_acc": [st.acc(x) for x in state["locals"]]}
     return aequa_rewards(cfg, st, method, contributions, job)
@@ -433,25 +467,34 @@ def width_curve(st: Setting, state: dict, split: tuple | None = None):
     return aq.width_accuracy_curve(st.model, state, st.widths, *(split or st.test), st.n_classes)
 
 
-def aequa_rewards(cfg: dict, st: Setting, method: str, contributions: np.ndarray, job: Job) -> dict:
-    """Train the slimmable model, measure a(p), allocate (accuracy and width rewards): the run's Aequa fields."""
+def fit_curve(st: Setting, state: dict, curve: np.ndarray) -> np.ndarray:
+    """a(p) the allocation fits on: the validation split's, or ``curve`` (the test split's) without one."""
+    return curve if st.val is None else width_curve(st, state, st.val)
+
+
+def allocate(
+    cfg: dict,
+    st: Setting,
+    state: dict,
+    curve: np.ndarray,
+    fitted: np.ndarray,
+    contributions: np.ndarray,
+    stream: str,
+    spread: str,
+) -> dict:
+    """Post-training allocation with cost ``spread`` (std: the spec's sigma/mu; var: a named variant), fitted on
+    ``fitted`` (a(p)) and ``contributions``; rewards are read on ``curve`` (the test split). Also the width-as-reward
+    allocation (App. D.6: any width for models without batch norm, the bucket otherwise) and its test accuracies."""
     from fairshare.games.aequa_allocation import anneal, width_reward_allocation
     from fairshare.learning.engine import balanced_accuracy_of
     from fairshare.learning.slimmable import set_width
 
-    state = train_aequa(cfg, st, job, method)
-    widths = st.widths
-    curve = width_curve(st, state)
-    curve_alloc = curve if st.val is None else width_curve(st, state, st.val)
-    options = annealing_options(cfg)
-    alloc = anneal(
-        contributions, curve_alloc, seeding.generator(st.root, f"aequa/game/{st.key}/{method}", st.seed), **options
-    )
-    # width as the reward (App. D.6): any width for models without batch norm, the bucket otherwise
+    options = {**annealing_options(cfg), "spread": spread}
+    alloc = anneal(contributions, fitted, seeding.generator(st.root, f"aequa/game/{stream}", st.seed), **options)
     wr = width_reward_allocation(
         contributions,
-        widths,
-        seeding.generator(st.root, f"aequa/game_width/{st.key}/{method}", st.seed),
+        st.widths,
+        seeding.generator(st.root, f"aequa/game_width/{stream}", st.seed),
         p_min=st.p_min,
         p_max=st.p_max,
         continuous=st.bn_grid is None,
@@ -465,68 +508,114 @@ def aequa_rewards(cfg: dict, st: Setting, method: str, contributions: np.ndarray
         wr_acc.append(balanced_accuracy_of(st.model, None, *st.test, st.n_classes))
     set_width(st.model, 1.0)
     return {
-        "p_min": st.p_min,
-        "widths": widths.tolist(),
-        "curve": curve.tolist(),
-        "curve_allocation": curve_alloc.tolist(),
-        "allocation_split": cfg["allocation"]["split"],
-        "allocated_width": widths[alloc.indices].tolist(),
+        "allocated_width": st.widths[alloc.indices].tolist(),
         "reward_acc": curve[alloc.indices].tolist(),
         "allocation_cost": alloc.cost,
         "ir_infeasible": alloc.ir_infeasible.tolist(),
-        "global_acc": float(curve[-1]),
         "width_reward_width": wr.values.tolist(),
         "width_reward_acc": wr_acc,
     }
 
 
-# ----------------------------------------------------------------------------------------------- tidy results
-def tidy_metrics(runs: list[dict], cgs_ddof: int = 0):
-    """One row per (run, metric): accuracy, pearson, mcg, cgs, ipr, min_gain (+ Aequa's width-reward correlations)."""
-    import pandas as pd
+def aequa_rewards(cfg: dict, st: Setting, method: str, contributions: Contributions, job: Job) -> dict:
+    """Train the slimmable model, measure a(p) on the test and validation splits, allocate with the configured
+    cost and each variant (accuracy and width rewards): the run's Aequa fields."""
+    state = train_aequa(cfg, st, job, method)
+    curve = width_curve(st, state)
+    fitted = fit_curve(st, state, curve)
+    a = cfg["allocation"]
+    out = {
+        "p_min": st.p_min,
+        "widths": st.widths.tolist(),
+        "curve": curve.tolist(),
+        "global_acc": float(curve[-1]),
+        "allocation_split": a["split"],
+        "allocation_spread": a["spread"],
+    }
+    if st.val is not None:
+        out["curve_validation"] = fitted.tolist()
+    stream = f"{st.key}/{method}"
+    out.update(allocate(cfg, st, state, curve, fitted, contributions.fit, stream, a["spread"]))
+    out["variants"] = {v: allocate(cfg, st, state, curve, fitted, contributions.fit, stream, v) for v in a["variants"]}
+    return out
 
+
+# ----------------------------------------------------------------------------------------------- tidy results
+ALLOCATION_METRICS = ("pearson", "mcg", "cgs", "ipr", "min_gain", "pearson_width", "pearson_width_acc", "ir_infeasible")
+
+
+def _reward_metrics(c, a, cgs_ddof: int) -> dict:
     from fairshare import metrics as m
+
+    return {
+        "pearson": pearson(c, a),
+        "mcg": m.mean_collaboration_gain(a, c),
+        "cgs": m.collaboration_gain_spread(a, c, ddof=cgs_ddof),
+        "ipr": m.incentivized_participation_rate(a, c),
+        "min_gain": float(m.collaboration_gains(a, c).min()),
+    }
+
+
+def _allocation_metrics(c, allocation: dict, cgs_ddof: int) -> dict:
+    return {
+        **_reward_metrics(c, allocation["reward_acc"], cgs_ddof),
+        "pearson_width": pearson(c, allocation["width_reward_width"]),
+        "pearson_width_acc": pearson(c, allocation["width_reward_acc"]),
+        "ir_infeasible": float(np.sum(allocation["ir_infeasible"])),
+    }
+
+
+def tidy_metrics(runs: list[dict], cgs_ddof: int = 0):
+    """One row per (run, metric, allocation cost): accuracy, pearson, mcg, cgs, ipr, min_gain, all against the test
+    split's contributions (+ Aequa's width-reward correlations). Aequa runs give one set of allocation metrics per cost
+    (column ``cost``: the configured one and each variant); other methods leave ``cost`` empty."""
+    import pandas as pd
 
     rows = []
     for r in runs:
+        per_cost: dict[str | None, dict] = {}
         if r["method"] == "standalone":
-            values = {"mean_standalone": float(np.mean(r["reward_acc"]))}
-        else:
-            c, a = r["contributions"], r["reward_acc"]
-            gains = m.collaboration_gains(a, c)
-            values = {
+            per_cost[None] = {"mean_standalone": float(np.mean(r["reward_acc"]))}
+        elif r["method"].startswith("aequa"):
+            c = r["contributions"]
+            per_cost[r["allocation_spread"]] = {
                 "accuracy": r["global_acc"],
-                "pearson": pearson(c, a),
-                "mcg": m.mean_collaboration_gain(a, c),
-                "cgs": m.collaboration_gain_spread(a, c, ddof=cgs_ddof),
-                "ipr": m.incentivized_participation_rate(a, c),
-                "min_gain": float(gains.min()),
+                **_allocation_metrics(c, r, cgs_ddof),
+                "width_gap": float(r["curve"][-1] - r["curve"][0]),
             }
-            if r["method"].startswith("aequa"):
-                values.update(
-                    pearson_width=pearson(c, r["width_reward_width"]),
-                    pearson_width_acc=pearson(c, r["width_reward_acc"]),
-                    ir_infeasible=float(np.sum(r["ir_infeasible"])),
-                    width_gap=float(r["curve"][-1] - r["curve"][0]),
+            for cost, allocation in r["variants"].items():
+                per_cost[cost] = _allocation_metrics(c, allocation, cgs_ddof)
+        else:
+            per_cost[None] = {
+                "accuracy": r["global_acc"],
+                **_reward_metrics(r["contributions"], r["reward_acc"], cgs_ddof),
+            }
+        first = next(iter(per_cost))
+        per_cost[first]["seconds"] = r["seconds"]
+        for cost, values in per_cost.items():
+            for metric, value in values.items():
+                rows.append(
+                    {
+                        "paper": "aequa",
+                        "experiment": f"{r['dataset']}/{r['partition']}",
+                        "method": r["method"],
+                        "seed": r["seed"],
+                        "round": r["rounds"],
+                        "metric": metric,
+                        "value": value,
+                        "dataset": r["dataset"],
+                        "dataset_used": r["dataset_used"],
+                        "partition": r["partition"],
+                        "scheme": r["scheme"],
+                        "cost": cost,
+                    }
                 )
-        values["seconds"] = r["seconds"]
-        for metric, value in values.items():
-            rows.append(
-                {
-                    "paper": "aequa",
-                    "experiment": f"{r['dataset']}/{r['partition']}",
-                    "method": r["method"],
-                    "seed": r["seed"],
-                    "round": r["rounds"],
-                    "metric": metric,
-                    "value": value,
-                    "dataset": r["dataset"],
-                    "dataset_used": r["dataset_used"],
-                    "partition": r["partition"],
-                    "scheme": r["scheme"],
-                }
-            )
     return pd.DataFrame(rows)
+
+
+def with_cost(tidy, cost: str):
+    """The rows of one allocation cost: every method's rows, with Aequa's allocation metrics under ``cost``."""
+    return tidy[tidy.cost.isna() | (tidy.cost == cost)]
 
 
 def per_client(runs: list[dict]):
@@ -609,24 +698,31 @@ def _cell(values) -> str:
     return f"{mean:.3f} ± {np.nanstd(v):.3f}" if len(v) > 1 else f"{mean:.3f}"
 
 
-def _grid_table(tidy, cfg: dict, partitions: list[dict], metric_specs: list[tuple[str, str, str, bool]], title: str):
+def _grid_table(tidy, cfg: dict, partitions: list[dict], specs: list[tuple], title: str):
     """Paper layout: rows (partition group, dataset), columns (method, metric) with mean ± std over seeds, plus times-best rows.
 
-    ``metric_specs``: (method, metric, column label, higher_is_better).
+    ``specs``: (method, metric, column label, higher_is_better, cost). ``cost`` None reads the configured allocation
+    cost's rows; a variant's name reads that variant's Aequa rows, shown beside and left out of the times-best count.
     """
     import pandas as pd
 
     from fairshare.metrics import times_best
 
+    main = with_cost(tidy, cfg["allocation"]["spread"])
     records, means = [], []
     for entry in partitions:
         for d in cfg["datasets"]:
-            sub = tidy[(tidy.dataset == d) & (tidy.partition == entry["name"])]
-            if sub.empty:
+            here = (tidy.dataset == d) & (tidy.partition == entry["name"])
+            if not here.any():
                 continue
             rec = {"partition": group_label(entry), "partition_name": entry["name"], "dataset": d}
             row = []
-            for method, metric, label, _ in metric_specs:
+            for method, metric, label, _, cost in specs:
+                sub = (
+                    main[(main.dataset == d) & (main.partition == entry["name"])]
+                    if cost is None
+                    else tidy[here & (tidy.cost == cost)]
+                )
                 vals = sub[(sub.method == method) & (sub.metric == metric)].value.to_numpy(float)
                 rec[label] = _cell(vals)
                 rec[f"{label} mean"] = (
@@ -637,13 +733,14 @@ def _grid_table(tidy, cfg: dict, partitions: list[dict], metric_specs: list[tupl
             records.append(rec)
             means.append(row)
     frame = pd.DataFrame(records)
-    labels = [label for _, _, label, _ in metric_specs]
+    labels = [spec[2] for spec in specs]
     best_rows = {}
     if means:
         arr = np.array(means, float)
         groups: dict[tuple[str, bool], list[int]] = {}
-        for j, (_, metric, _, higher) in enumerate(metric_specs):
-            groups.setdefault((metric, higher), []).append(j)
+        for j, (_, metric, _, higher, cost) in enumerate(specs):
+            if cost is None:
+                groups.setdefault((metric, higher), []).append(j)
         for (metric, higher), cols in groups.items():
             counts = times_best(arr[:, cols], higher_is_better=higher)
             for j, cnt in zip(cols, counts):
@@ -661,35 +758,33 @@ def _grid_table(tidy, cfg: dict, partitions: list[dict], metric_specs: list[tupl
             + " | ".join(str(counts.get(label, "")) for label in labels)
             + " |"
         )
-        frame = pd.concat(
-            [
-                frame,
-                pd.DataFrame(
-                    [
-                        {
-                            "partition": f"Number of times best{suffix}",
-                            "dataset": "",
-                            **{label: str(counts[label]) for label in counts},
-                        }
-                    ]
-                ),
-            ],
-            ignore_index=True,
-        )
+        best = {
+            "partition": f"Number of times best{suffix}",
+            "dataset": "",
+            **{label: str(counts[label]) for label in counts},
+        }
+        frame = pd.concat([frame, pd.DataFrame([best])], ignore_index=True)
     return frame, "\n".join(lines) + "\n"
 
 
+COST_LABELS = {"std": "σ/μ", "var": "σ²/μ"}
+
+
 def paper_tables(tidy, cfg: dict) -> dict:
-    """Tables 1, 2, 7, 8 and 9 as {name: (CSV frame, Markdown)}."""
+    """Tables 1, 2, 7, 8 and 9 as {name: (CSV frame, Markdown)}. Tables 2 and 7 show each allocation-cost variant's
+    Aequa column beside the configured cost's (not counted in the times-best rows)."""
     import pandas as pd
 
+    a = cfg["allocation"]
     main = main_partitions(cfg)
     seeds = f"mean ± std over {tidy.seed.nunique()} seed(s)"
+    cost = f"allocation cost {COST_LABELS[a['spread']]} fitted on the {a['split']} split"
+    variants = [(v, f"Aequa ({COST_LABELS[v]})") for v in a["variants"]]
     t1 = _grid_table(
         tidy,
         cfg,
         main,
-        [(m, "accuracy", TABLE1_COLUMNS[m], True) for m in COLUMNS],
+        [(m, "accuracy", TABLE1_COLUMNS[m], True, None) for m in COLUMNS],
         "Table 1 (reproduction): balanced accuracy of the global model (FedAvg: before fine-tuning; CGSV/IAFL: server model; "
         f"Aequa: full width), {seeds}",
     )
@@ -697,28 +792,36 @@ def paper_tables(tidy, cfg: dict) -> dict:
         tidy,
         cfg,
         main,
-        [(m, "pearson", COLUMNS[m], True) for m in COLUMNS],
-        f"Table 2 (reproduction): Pearson correlation between standalone accuracies and reward accuracies, {seeds}; NaN = identical rewards",
+        [(m, "pearson", COLUMNS[m], True, None) for m in COLUMNS]
+        + [("aequa", "pearson", label, True, v) for v, label in variants],
+        f"Table 2 (reproduction): Pearson correlation between standalone accuracies and reward accuracies (test split), {seeds}; "
+        f"Aequa: {cost}; NaN = identical rewards",
     )
     pair = [
         spec
         for m in COLUMNS
-        for spec in ((m, "mcg", f"{COLUMNS[m]} MCG", True), (m, "cgs", f"{COLUMNS[m]} CGS", False))
+        for spec in ((m, "mcg", f"{COLUMNS[m]} MCG", True, None), (m, "cgs", f"{COLUMNS[m]} CGS", False, None))
+    ]
+    pair += [
+        spec
+        for v, label in variants
+        for spec in (("aequa", "mcg", f"{label} MCG", True, v), ("aequa", "cgs", f"{label} CGS", False, v))
     ]
     t7 = _grid_table(
         tidy,
         cfg,
         cfg["partitions"],
         pair,
-        f"Table 7 (reproduction): mean collaboration gain (MCG) and collaboration gain spread (CGS), {seeds}",
+        f"Table 7 (reproduction): mean collaboration gain (MCG) and collaboration gain spread (CGS), {seeds}; Aequa: {cost}",
     )
     qskew = [p for p in cfg["partitions"] if p["scheme"] == "quantity_skew"]
+    pmin = {m: ("aequa_pmin" if m == "aequa" else m) for m in COLUMNS}
     pair8 = [
         spec
         for m in COLUMNS
         for spec in (
-            ((m if m != "aequa" else "aequa_pmin"), "mcg", f"{COLUMNS[m]} MCG", True),
-            ((m if m != "aequa" else "aequa_pmin"), "cgs", f"{COLUMNS[m]} CGS", False),
+            (pmin[m], "mcg", f"{COLUMNS[m]} MCG", True, None),
+            (pmin[m], "cgs", f"{COLUMNS[m]} CGS", False, None),
         )
     ]
     t8 = _grid_table(
@@ -729,10 +832,11 @@ def paper_tables(tidy, cfg: dict) -> dict:
         f"Table 8 (reproduction): MCG and CGS under quantity skew with Aequa's p_min lowered to {describe_per_dataset(cfg['p_min_ablation'])}, {seeds}",
     )
     records = []
+    rows = with_cost(tidy, a["spread"])
     wanted = [d for d in cfg["datasets"] if d in cfg["table9_datasets"]] or list(cfg["datasets"])
     for d in wanted:
         for entry in cfg["partitions"]:
-            sub = tidy[(tidy.dataset == d) & (tidy.partition == entry["name"]) & (tidy.method == "aequa")]
+            sub = rows[(rows.dataset == d) & (rows.partition == entry["name"]) & (rows.method == "aequa")]
             if sub.empty:
                 continue
             records.append(
@@ -746,7 +850,7 @@ def paper_tables(tidy, cfg: dict) -> dict:
             )
     t9 = pd.DataFrame(records)
     lines = [
-        f"Table 9 (reproduction): width as the reward, {seeds}",
+        f"Table 9 (reproduction): width as the reward, {seeds}; {cost}",
         "",
         "| Dataset | Partition | ρ(contribution, width) | ρ(contribution, acc.) |",
         "|---|---|---|---|",

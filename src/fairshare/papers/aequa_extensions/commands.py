@@ -150,7 +150,7 @@ def participation_summary(args: argparse.Namespace) -> None:
     write_csv(args.table[0], frame)
     write_text(args.table[1], markdown)
     write_csv(args.per_client, per_client)
-    write_claims(args.claims, participation_claims(tidy, datasets, pc["rate_range"], pc["accuracy_tolerance"]))
+    write_claims(args.claims, participation_claims(tidy, datasets, pc["rate_range"]))
     reward_vs_rate(per_client, tidy, args.figure)
 
 
@@ -182,7 +182,7 @@ def training_time(args: argparse.Namespace) -> None:
         contributions,
     )
     history = run_training_time(cfg, st, args.method, contributions, ex.Job(args.checkpoint, digest))
-    out = {**st.info, "method": args.method, "contributions": contributions.tolist(), "history": history}
+    out = {**st.info, "method": args.method, **ex.contribution_fields(contributions), "history": history}
     _finish(args, out, root, st, started)
 
 
@@ -223,8 +223,7 @@ def scale(args: argparse.Namespace) -> None:
     )
     out = {**st.info, "method": args.method, "participants_per_round": int(len(joins(0)))}
     out.pop("class_counts")
-    if contributions is not None:
-        out["contributions"] = contributions.tolist()
+    out.update(ex.contribution_fields(contributions))
     out.update(run_scale(scfg, st, joins, args.method, contributions, ex.Job(args.checkpoint, digest)))
     _finish(args, out, root, st, started)
 
@@ -264,7 +263,7 @@ def scale_summary(args: argparse.Namespace) -> None:
     frame, markdown = ex.table4(tidy, overhead, runs[0]["dataset"])
     write_csv(args.table[0], frame)
     write_text(args.table[1], markdown)
-    write_claims(args.claims, scale_claims(tidy, overhead))
+    write_claims(args.claims, scale_claims(tidy))
     curves = ex.scale_width_curve(runs)
     write_csv(args.curve, curves)
     clients = int(tidy.clients.iloc[0]) if len(tidy) else 0

@@ -19,12 +19,14 @@ import numpy as np
 from fairshare import seeding
 from fairshare.config import ConfigError
 from fairshare.papers.aequa.experiment import (
+    Contributions,
     Job,
     Setting,
     aequa_step,
     annealing_options,
     cgsv_step,
     fedavg_ft_states,
+    fit_curve,
     iafl_step,
     pearson,
     prepare,
@@ -100,10 +102,11 @@ def run_participation(cfg: dict, st: Setting, method: str, job: Job) -> dict:
     else:
         state = train_aequa(cfg, st, job, "aequa_participation", participants=joins)
         curve = width_curve(st, state)
-        target = rates_as_accuracies(rates, curve)
+        fitted = fit_curve(st, state, curve)
+        target = rates_as_accuracies(rates, fitted)
         alloc = anneal(
             target,
-            curve,
+            fitted,
             seeding.generator(st.root, f"aequa/participation/game/{st.key}", st.seed),
             **annealing_options(cfg),
         )
@@ -209,15 +212,16 @@ def _evaluated(step, measure: Callable[[int, Any], dict], due: Callable[[int], b
     return wrapped
 
 
-def run_training_time(cfg: dict, st: Setting, method: str, contributions: np.ndarray, job: Job) -> list[dict]:
-    """Train one method, evaluating its rewards every ``eval_every`` rounds (and the last): the evaluated rounds."""
+def run_training_time(cfg: dict, st: Setting, method: str, contributions: Contributions, job: Job) -> list[dict]:
+    """Train one method, evaluating its rewards every ``eval_every`` rounds (and the last) against the test split's
+    contributions: the evaluated rounds. Algorithms fit on ``contributions.fit`` (the validation split's)."""
     from fairshare.games.aequa_allocation import anneal
     from fairshare.learning import baselines
     from fairshare.learning.aequa_training_time import training_time_start, training_time_step
     from fairshare.learning.engine import balanced_accuracy_of
     from fairshare.learning.slimmable import set_width
 
-    tt = cfg["training_time"]
+    tt, c = cfg["training_time"], contributions.test
     due = lambda r: (r + 1) % tt["eval_every"] == 0 or r == st.rounds - 1  # noqa: E731
     if method == "fedavg_ft":
         step = baselines.fedavg_step(
@@ -242,7 +246,7 @@ def run_training_time(cfg: dict, st: Setting, method: str, contributions: np.nda
                 lr_at=st.lr_at,
                 executor=st.executor,
             )
-            return evaluation(contributions, [st.acc(x) for x in tuned], st.acc(state))
+            return evaluation(c, [st.acc(x) for x in tuned], st.acc(state))
 
         initial = st.init
     elif method in ("cgsv", "iafl"):
@@ -250,26 +254,24 @@ def run_training_time(cfg: dict, st: Setting, method: str, contributions: np.nda
             step, initial = cgsv_step(cfg, st), baselines.cgsv_start(st.init, st.clients)
         else:
             step, initial = (
-                iafl_step(cfg, st, contributions, f"aequa/sampling/{st.key}"),
+                iafl_step(cfg, st, contributions.fit, f"aequa/sampling/{st.key}"),
                 baselines.iafl_start(st.init, st.clients),
             )
 
         def measure(r, state):
-            return evaluation(contributions, [st.acc(x) for x in state["locals"]], st.acc(state["server"]))
+            return evaluation(c, [st.acc(x) for x in state["locals"]], st.acc(state["server"]))
     elif method == "aequa":  # post-training allocation, applied to the model of every evaluated round
         step, initial = aequa_step(cfg, st, "aequa"), st.init
 
         def measure(r, state):
             curve = width_curve(st, state)
             alloc = anneal(
-                contributions,
-                curve,
+                contributions.fit,
+                fit_curve(st, state, curve),
                 seeding.generator(st.root, f"aequa/training_time/game/{st.key}", st.seed, r),
                 **annealing_options(cfg),
             )
-            return evaluation(
-                contributions, curve[alloc.indices], float(curve[-1]), {"widths": st.widths[alloc.indices].tolist()}
-            )
+            return evaluation(c, curve[alloc.indices], float(curve[-1]), {"widths": st.widths[alloc.indices].tolist()})
     else:
         grid = None if st.bn_grid is None else st.bn_grid.tolist()
         step = training_time_step(
@@ -301,7 +303,7 @@ def run_training_time(cfg: dict, st: Setting, method: str, contributions: np.nda
                 set_width(st.model, float(p))
                 accs.append(balanced_accuracy_of(st.model, None, *st.test, st.n_classes))
             set_width(st.model, 1.0)
-            return evaluation(contributions, accs, st.acc(run["model"]), {"widths": run["widths"].tolist()})
+            return evaluation(c, accs, st.acc(run["model"]), {"widths": run["widths"].tolist()})
 
     _, history = job.rounds(_evaluated(step, measure, due), initial, st.rounds, desc=method)
     return history
@@ -381,21 +383,24 @@ def scale_setting(
     return scfg, st, joins
 
 
-def run_scale(scfg: dict, st: Setting, joins, method: str, contributions: np.ndarray | None, job: Job) -> dict:
+def run_scale(scfg: dict, st: Setting, joins, method: str, contributions: Contributions | None, job: Job) -> dict:
     """One method of the scalability experiment: the run's result fields."""
     from fairshare.games.aequa_allocation import anneal
 
     if method == "standalone":
         states, _ = standalone_states(scfg, st, job, scheduled=False)
-        return {"reward_acc": [st.acc(x) for x in states], "global_acc": None}
+        out = {"reward_acc": [st.acc(x) for x in states], "global_acc": None}
+        if st.val is not None:
+            out["validation_acc"] = [st.val_acc(x) for x in states]
+        return out
     if method == "fedavg_ft":
         glob, tuned = fedavg_ft_states(scfg, st, job, participants=joins)
         return {"global_acc": st.acc(glob), "reward_acc": [st.acc(x) for x in tuned]}
     state = train_aequa(scfg, st, job, "aequa_scale", participants=joins)
     curve = width_curve(st, state)
     alloc = anneal(
-        contributions,
-        curve,
+        contributions.fit,
+        fit_curve(st, state, curve),
         seeding.generator(st.root, f"aequa/scale/game/{st.key}", st.seed),
         **annealing_options(scfg),
     )
