@@ -36,9 +36,6 @@ from torch import nn
 from torch.func import functional_call, grad, vmap
 
 EXECUTORS = ("auto", "batched", "sequential")
-# fp32: plain float32. bf16: forward passes under bfloat16 autocast (matmuls and convolutions in bfloat16, losses and
-# the SGD update of the float32 parameters in float32); opt-in, see docs/engine.md for its accuracy against fp32.
-PRECISIONS = ("fp32", "bf16")
 State = dict[str, torch.Tensor]
 StepWidths = Callable[[int, int], Sequence[float]]
 _SKIP = object()
@@ -67,7 +64,6 @@ class TrainSettings:
     weight_decay: float = 0.0
     absent_class_fill: float | None = None  # e.g. 0.0: the MMFL authors' masking of absent classes' outputs
     drop_last: bool = False  # skip each epoch's final partial batch
-    precision: str = "fp32"  # "bf16": bfloat16 autocast of the forward passes (CPU and CUDA); see PRECISIONS
 
 
 def batch_plan(n: int, settings: TrainSettings, rng: np.random.Generator) -> list[np.ndarray]:
@@ -172,17 +168,10 @@ def vmap_pays(model: nn.Module, device: torch.device | str) -> bool:
     return sum(p.numel() for p in model.parameters()) <= CPU_VMAP_MAX_PARAMS
 
 
-def _precision(precision: str, amp: bool, device: torch.device) -> str:
-    """The precision a call runs at: ``precision``, or bf16 where the older ``amp`` flag asks for it (CUDA only)."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision '{precision}'; choose one of {', '.join(PRECISIONS)}")
-    return "bf16" if amp and device.type == "cuda" else precision
-
-
-def _autocast(device: torch.device, precision: str):
-    """bfloat16 autocast on ``device`` (CPU or CUDA) for ``bf16``; nothing for ``fp32``."""
-    if precision == "bf16":
-        return torch.autocast(device.type, dtype=torch.bfloat16)
+def _autocast(device: torch.device, amp: bool):
+    """bfloat16 autocast on CUDA when ``amp``; a no-op on CPU (mixed precision is a GPU option only)."""
+    if amp and device.type == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
     return nullcontext()
 
 
@@ -209,7 +198,7 @@ def _sequential(
     clients: Sequence[ClientData],
     settings: TrainSettings,
     plans: list[list[np.ndarray]],
-    precision: str,
+    amp: bool,
     step_widths: StepWidths | None,
     width_loss: str,
 ) -> list[State]:
@@ -225,7 +214,7 @@ def _sequential(
             widths = step_widths(i, t) if step_widths else [None]
             loss = torch.zeros((), device=client.y.device)
             for width in widths:
-                with _at_width(model, width), _autocast(client.y.device, precision):
+                with _at_width(model, width), _autocast(client.y.device, amp):
                     out = model(client.x[ix])
                 loss = loss + _loss(out, client.y[ix], None, mask, settings.absent_class_fill)
             if width_loss == "mean":
@@ -273,12 +262,12 @@ class _Cohort:
         clients: Sequence[ClientData],
         settings: TrainSettings,
         plans: list[list[np.ndarray]],
-        precision: str,
+        amp: bool,
         step_widths: StepWidths | None,
         width_loss: str,
     ):
         k = len(clients)
-        self.model, self.settings, self.precision, self.step_widths = model, settings, precision, step_widths
+        self.model, self.settings, self.amp, self.step_widths = model, settings, amp, step_widths
         self.width_loss = width_loss
         self.order = sorted(range(k), key=lambda i: -len(plans[i]))
         self.plans = [plans[i] for i in self.order]
@@ -331,7 +320,7 @@ class _Cohort:
         loss = torch.zeros((), device=self.device)
         widths = self.widths(j, t)
         for width in widths:
-            with _at_width(self.model, width), _autocast(self.device, self.precision):
+            with _at_width(self.model, width), _autocast(self.device, self.amp):
                 out = functional_call(self.model, (params, buffers), (self.x[rows],))
             loss = loss + _loss(out, self.y[rows], None, mask, self.settings.absent_class_fill)
         if self.width_loss == "mean":
@@ -370,7 +359,7 @@ class _Cohort:
         masked = self.masks is not None
 
         def client_loss(p, b, x, y, w, cm):
-            with _autocast(device, self.precision):
+            with _autocast(device, self.amp):
                 out = functional_call(model, (p, b), (x,))
             return _loss(out, y, w, cm if masked else None, self.settings.absent_class_fill)
 
@@ -434,12 +423,12 @@ def _batched(
     clients: Sequence[ClientData],
     settings: TrainSettings,
     plans: list[list[np.ndarray]],
-    precision: str,
+    amp: bool,
     step_widths: StepWidths | None,
     width_loss: str,
     vectorize: bool,
 ) -> list[State]:
-    cohort = _Cohort(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+    cohort = _Cohort(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
     model.train()
     if vectorize:
         cohort.vectorized_steps()
@@ -503,7 +492,7 @@ def local_train(
       the batched one where it runs the plain client loop, see ``vectorize``) leaves the last client's parameters
       in ``model``; the stacked batched paths do not change the model's weights.
     - ``chunk``: at most this many clients are stacked at once (memory); results do not depend on it.
-    - ``amp``: bfloat16 autocast on CUDA (ignored on CPU); ``settings.precision="bf16"`` asks for it on any device.
+    - ``amp``: bfloat16 autocast on CUDA (ignored on CPU).
     - ``step_widths(i, t)``: slimmable models (``fairshare.learning.slimmable``) only: the widths whose
       cross-entropies are summed in client i's step t (e.g. ``[1.0, p_sampled]``, Aequa's full + random width);
       each width's gradient reaches its own slice and switchable batch norm. None: every step at the model's
@@ -524,7 +513,6 @@ def local_train(
         raise ValueError(f"chunk must be a positive number of clients, got {chunk}")
     if not clients:
         return []
-    precision = _precision(settings.precision, amp, clients[0].y.device)
     if executor == "auto":
         executor = choose_executor(model, clients[0].y.device)
     if executor == "batched" and _cumulative_bn(model):
@@ -534,11 +522,11 @@ def local_train(
         )
     plans = [batch_plan(len(c), settings, g) for c, g in zip(clients, generators)]
     if executor == "sequential":
-        return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+        return _sequential(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
     if vectorize is None:
         vectorize = vmap_pays(model, clients[0].y.device)
         if not vectorize:  # stacking buys nothing without vmap: the plain client loop is faster (docs/engine.md)
-            return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+            return _sequential(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
     size = chunk or len(clients)
     out: list[State] = []
     for s in range(0, len(clients), size):
@@ -549,7 +537,7 @@ def local_train(
             clients[s : s + size],
             settings,
             plans[s : s + size],
-            precision,
+            amp,
             widths,
             width_loss,
             vectorize,
@@ -559,25 +547,18 @@ def local_train(
 
 @torch.no_grad()
 def evaluate(
-    model: nn.Module,
-    params: State,
-    x: torch.Tensor,
-    y: torch.Tensor,
-    batch_size: int = 1024,
-    amp: bool = False,
-    precision: str = "fp32",
+    model: nn.Module, params: State, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1024, amp: bool = False
 ) -> tuple[float, float]:
     """(accuracy, mean cross-entropy) of ``params`` on (x, y), in eval mode at the model's current width.
 
     Batch norm without running statistics normalises with each evaluation batch's statistics, so the result depends
     on ``batch_size`` (the multi-model FL authors evaluate with batches of 32).
     """
-    precision = _precision(precision, amp, y.device)
     model.load_state_dict(params, strict=False)
     model.eval()
     correct, loss = 0, 0.0
     for s in range(0, len(y), batch_size):
-        with _autocast(y.device, precision):
+        with _autocast(y.device, amp):
             out = model(x[s : s + batch_size]).float()
         correct += int((out.argmax(1) == y[s : s + batch_size]).sum())
         loss += float(F.cross_entropy(out, y[s : s + batch_size], reduction="sum"))
