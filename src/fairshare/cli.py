@@ -5,6 +5,7 @@ Each paper's commands live in ``fairshare/papers/<paper>/commands.py``; the comm
 its subcommands; a command reads the config blocks the rule passes with ``--cfg`` (JSON), calls its paper's
 experiment, claims and figures modules, and writes the outputs the rule names, atomically.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -12,10 +13,10 @@ import importlib
 import json
 import pkgutil
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from fairshare.config import ConfigError
-
 
 # Command groups whose name is not their folder's name.
 GROUP_ALIASES = {"aequa-ext": "aequa_extensions"}
@@ -38,7 +39,10 @@ def read_cfg(value: str) -> dict:
 
 def cfg_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--cfg", type=read_cfg, default={}, help="the config blocks this command needs: a .json file (rules pass one) or JSON"
+        "--cfg",
+        type=read_cfg,
+        default={},
+        help="the config blocks this command needs: a .json file (rules pass one) or JSON",
     )
 
 

@@ -1,4 +1,5 @@
 """Shared figure pieces: a grid of panels, and a mean-over-seeds curve with its min-max band."""
+
 from __future__ import annotations
 
 import math

@@ -8,9 +8,9 @@ with :func:`read_claims` (which accepts only that shape) and stacks them into th
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import pandas as pd
 

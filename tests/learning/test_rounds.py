@@ -37,7 +37,9 @@ def _initial() -> dict:
 
 def test_killed_run_resumes_bit_identical(tmp_path):
     torch.manual_seed(0)
-    full, full_rows = run_rounds(_step_factory(3), _initial(), 6, settings=settings_hash({"lr": 0.1}, 3), progress=False)
+    full, full_rows = run_rounds(
+        _step_factory(3), _initial(), 6, settings=settings_hash({"lr": 0.1}, 3), progress=False
+    )
     ckpt = tmp_path / "job.pt"
     torch.manual_seed(0)
     with pytest.raises(Killed):

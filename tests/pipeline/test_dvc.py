@@ -1,4 +1,5 @@
 """DVC wraps the Snakemake run: both stages parse, and the DAG runs data -> reproduce."""
+
 from __future__ import annotations
 
 import subprocess
@@ -8,6 +9,8 @@ from tests.conftest import REPO
 
 
 def test_dvc_stages_and_dag():
-    out = subprocess.run([sys.executable, "-m", "dvc", "dag", "--dot"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "dvc", "dag", "--dot"], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert '"data" -> "reproduce"' in out.stdout

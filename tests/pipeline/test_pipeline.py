@@ -1,4 +1,5 @@
 """End to end: the real Snakemake scheduler runs every rule on config/test.yaml in a scratch copy of the workflow."""
+
 from __future__ import annotations
 
 import subprocess
@@ -33,7 +34,11 @@ def test_manifest_entries_are_well_formed():
         assert set(e) == {"id", "paper", "kind", "output", "ref"}, e
         assert e["paper"] in papers and e["kind"] in ("table", "figure")
         for path in e["output"] if isinstance(e["output"], list) else [e["output"]]:
-            allowed = ("results/scorecard", "metrics/") if e["paper"] == "report" else (f"results/{e['paper']}/", f"figures/{e['paper']}/")
+            allowed = (
+                ("results/scorecard", "metrics/")
+                if e["paper"] == "report"
+                else (f"results/{e['paper']}/", f"figures/{e['paper']}/")
+            )
             assert path.startswith(allowed), path
 
 
@@ -49,11 +54,14 @@ def test_dry_run_lists_every_manifest_target(tmp_path):
         assert target in summary.stdout, f"{target} is not produced by any rule"
 
 
-@pytest.mark.parametrize("override, key", [
-    ("sedd: 1\n", "'sedd'"),
-    ("seed: oops\n", "'seed'"),
-    ("seed: -1\n", "'seed'"),
-])
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("sedd: 1\n", "'sedd'"),
+        ("seed: oops\n", "'seed'"),
+        ("seed: -1\n", "'seed'"),
+    ],
+)
 def test_invalid_config_stops_with_the_key(tmp_path, override, key):
     wd = _workflow_copy(tmp_path)
     (wd / "bad.yaml").write_text(override)
@@ -78,7 +86,11 @@ def test_test_profile_runs_every_rule_end_to_end(test_profile_run):
     edited = [dict(p, share=0.5) if p["scheme"] == "quantity_skew" else p for p in test_cfg["partitions"]]
     (wd / "edit.yaml").write_text(yaml.safe_dump({"aequa": {"partitions": edited}}))
     plan = _run(["-n", "--cores", "2", "--configfile", "config/test.yaml", "edit.yaml"], wd)
-    runs = {line.split()[-1] for line in (plan.stdout + plan.stderr).splitlines() if line.strip().startswith("output: results/aequa/runs/")}
+    runs = {
+        line.split()[-1]
+        for line in (plan.stdout + plan.stderr).splitlines()
+        if line.strip().startswith("output: results/aequa/runs/")
+    }
     edited_name = next(p["name"] for p in edited if p["scheme"] == "quantity_skew")
     assert runs and all(f"/{edited_name}/" in r for r in runs), sorted(runs)
 
@@ -96,4 +108,8 @@ def test_paper_profile_builds_its_whole_dag(tmp_path):
     assert counts.get("aequa_femnist_data") == 1
     # 5 datasets x 9 partitions x (standalone + 4 methods) x 3 seeds, plus Table 8's reruns on 2 quantity skews
     assert counts.get("aequa_run") == 5 * 9 * 5 * 3 + 5 * 2 * 3
-    assert counts.get("aequa_scale_run") == 3 * 3 and counts.get("mmfl_run", 0) > 0 and counts.get("payoff_flows_valuate") == 31
+    assert (
+        counts.get("aequa_scale_run") == 3 * 3
+        and counts.get("mmfl_run", 0) > 0
+        and counts.get("payoff_flows_valuate") == 31
+    )

@@ -42,11 +42,18 @@ def _run_script(wd: Path, tmp_path: Path, *args: str, timeout: int = 1200) -> su
     (bin_dir / "uv").write_text(UV_STAND_IN.format(python=sys.executable))
     (bin_dir / "uv").chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(["./run", "pipeline", *args], cwd=wd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        ["./run", "pipeline", *args], cwd=wd, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _stray_temporaries(wd: Path) -> list[str]:
-    return [str(p.relative_to(wd)) for top in ("results", "figures", "data") for p in (wd / top).rglob(".*") if STRAY_TEMPORARY.match(p.name)]
+    return [
+        str(p.relative_to(wd))
+        for top in ("results", "figures", "data")
+        for p in (wd / top).rglob(".*")
+        if STRAY_TEMPORARY.match(p.name)
+    ]
 
 
 @pytest.mark.slow
@@ -156,7 +163,11 @@ def test_dvc_push_then_pull_into_a_fresh_clone(test_profile_run, tmp_path):
         else:
             shutil.copyfile(src, repo / name)
     # The stages run the default profile; this test's outputs are the test profile's.
-    dvc_yaml = (repo / "dvc.yaml").read_text().replace("snakemake --cores all", "snakemake --cores all --configfile config/test.yaml")
+    dvc_yaml = (
+        (repo / "dvc.yaml")
+        .read_text()
+        .replace("snakemake --cores all", "snakemake --cores all --configfile config/test.yaml")
+    )
     (repo / "dvc.yaml").write_text(dvc_yaml)
     remote = tmp_path / "remote"
 
@@ -181,4 +192,6 @@ def test_dvc_push_then_pull_into_a_fresh_clone(test_profile_run, tmp_path):
     sh("git", "clone", "-q", str(repo), str(clone), cwd=tmp_path)
     sh(*dvc, "pull", cwd=clone)
     assert output_files(clone) == before
-    assert (clone / "data" / "processed" / "digits.npz").read_bytes() == (repo / "data" / "processed" / "digits.npz").read_bytes()
+    assert (clone / "data" / "processed" / "digits.npz").read_bytes() == (
+        repo / "data" / "processed" / "digits.npz"
+    ).read_bytes()

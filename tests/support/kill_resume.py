@@ -45,7 +45,9 @@ def kill_mid_run(args: list[str], checkpoint: Path, rounds: int, cwd: Path | Non
                 return done
             if proc.poll() is not None:
                 _, err = proc.communicate()
-                raise AssertionError(f"command ended (rc {proc.returncode}) before it could be killed: {err.decode()[-2000:]}")
+                raise AssertionError(
+                    f"command ended (rc {proc.returncode}) before it could be killed: {err.decode()[-2000:]}"
+                )
             time.sleep(0.005)
         raise AssertionError("command did not checkpoint a round in time")
     finally:

@@ -70,7 +70,6 @@ def cfg_json(*keys):
 # Rules call the project's own `fairshare` command: put the environment that runs Snakemake first on PATH, so it is
 # found without activating the environment (`.venv/bin/snakemake ...`); cluster jobs re-read this file and do the same.
 shell.prefix(f'set -euo pipefail; export PATH={shlex.quote(str(Path(sys.executable).parent))}:"$PATH"; ')
-FAIRSHARE = "fairshare"  # transitional: rule files are being switched to plain `fairshare`
 # Training jobs checkpoint every round under checkpoints/<paper>/ (git- and DVC-ignored, not a rule output): a killed
 # job resumes from its last round, and a checkpoint written for other settings is discarded (learning/rounds.py).
 CHECKPOINTS = "checkpoints"

@@ -1,7 +1,8 @@
 """Heatmaps of client x class counts, one panel per configured partition."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np

@@ -1,4 +1,5 @@
 """Command of the report step: the scorecard from every claims file."""
+
 from __future__ import annotations
 
 import argparse

@@ -1,7 +1,9 @@
 """Training code (torch; never reads config files, only plain arguments).
 
-Shared engine: ``models`` (every architecture, quirks as options), ``slimmable`` (slimmable layers, width control),
-``engine`` (local training of many clients: sequential reference and batched executor), ``aggregation``
-(weighted, uniform, masked averaging), ``checkpoint`` (resumable round loops, tidy metrics). Per-paper loops:
-``mmfl``, ``aequa``, ``rewards``, ``valuation``. docs/engine.md describes the engine's API.
+Shared pieces: ``rounds`` (the round driver every training job goes through: per-round metrics, progress,
+checkpoints keyed by a settings hash, resume), ``engine`` (local training of a cohort of clients: sequential
+reference and batched executor; evaluation), ``models`` (every architecture, quirks as options), ``slimmable``
+(slimmable layers, switchable batch norm, width control), ``aggregation`` (weighted, uniform, masked averaging).
+The papers' algorithms as round steps: ``mmfl``, ``aequa``, ``aequa_training_time``, ``baselines`` (standalone,
+FedAvg-FT, CGSV, IAFL), ``valuation`` (one model per coalition). docs/engine.md describes the engine's API.
 """

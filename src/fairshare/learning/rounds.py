@@ -19,9 +19,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -40,7 +41,11 @@ def _canonical(obj: Any) -> Any:
         obj = obj.detach().cpu().numpy()
     if isinstance(obj, np.ndarray):
         data = np.ascontiguousarray(obj)
-        return {"dtype": str(data.dtype), "shape": list(data.shape), "sha256": hashlib.sha256(data.tobytes()).hexdigest()}
+        return {
+            "dtype": str(data.dtype),
+            "shape": list(data.shape),
+            "sha256": hashlib.sha256(data.tobytes()).hexdigest(),
+        }
     if is_dataclass(obj) and not isinstance(obj, type):
         return _canonical(asdict(obj))
     if isinstance(obj, Mapping):
