@@ -19,7 +19,8 @@ import pandas as pd
 #   claim    a qualitative statement, tested exactly as the paper states it
 #   erratum  the printed statement fails; the corrected one is computed and checked in the same row
 KINDS = ("printed", "claim", "erratum")
-STATUSES = ("match", "within tolerance", "differs", "not run in this profile")
+STATUSES = ("match", "within tolerance", "differs", "not run in this profile", "smoke: plumbing only")
+SMOKE = "smoke: plumbing only"
 CLAIM_COLUMNS = ["paper", "artifact", "claim", "kind", "paper_states", "reproduced", "status", "note"]
 
 
@@ -84,6 +85,15 @@ def collect_claims(claim_files: Iterable[str | Path]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     return pd.concat(frames, ignore_index=True)
+
+
+def mark_smoke(card: pd.DataFrame) -> pd.DataFrame:
+    """The scorecard of a smoke run (stand-in data): every row's status becomes "smoke: plumbing only", the computed
+    verdict moves into the note, so no stand-in number can be read as a reproduction."""
+    out = card.copy()
+    out["note"] = [f"computed on stand-in data: {status}" + (f"; {note}" if note else "") for status, note in zip(out["status"], out["note"])]
+    out["status"] = SMOKE
+    return out
 
 
 def summarize(card: pd.DataFrame) -> dict:

@@ -82,7 +82,7 @@ rule scorecard:
     log:
         "logs/report/scorecard.log",
     params:
-        cfg=lambda w: cfg_json("profile"),
+        cfg=lambda w: cfg_json("profile", "smoke"),
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
         " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --cfg {params.cfg} > {log} 2>&1"

@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def scorecard(args: argparse.Namespace) -> None:
     card = report.collect_claims(args.claims)
+    if section(args, "smoke"):
+        card = report.mark_smoke(card)
     summary = report.summarize(card)
     write_csv(args.csv, card)
     write_text(args.markdown, report.to_markdown(card, summary, section(args, "profile")))
