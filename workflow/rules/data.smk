@@ -34,7 +34,9 @@ def dataset_content(name):
     """The settings that decide a cache's content: a change rebuilds it. Torchvision datasets have none (their files
     are checked against published MD5s), so editing where they are fetched from rebuilds nothing."""
     keys = {"digits": ["seed"], "synthetic": ["seed", "synthetic"]}.get(name, [])
-    values = {"seed": config["seed"], "synthetic": config["data"]["synthetic"]}
+    if name in config["data"]["stand_in"]["datasets"]:
+        keys = ["seed", "stand_in"]
+    values = {"seed": config["seed"], "synthetic": config["data"]["synthetic"], "stand_in": config["data"]["stand_in"]}
     return json.dumps({k: values[k] for k in keys}, sort_keys=True)
 
 
@@ -44,7 +46,7 @@ rule dataset:
     log:
         "logs/data/dataset_{dataset}.log",
     wildcard_constraints:
-        dataset="|".join(DATASETS),
+        dataset="|".join(DATASETS + ("sst",)),
     params:
         content=lambda w: dataset_content(w.dataset),
         # A params function that takes `output` is not compared for reruns (Snakemake treats it as derived from the

@@ -20,7 +20,7 @@ HELP = "datasets and partitions"
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("build", help="fetch (mirror/download, checksum-verified) and cache one dataset as .npz")
-    p.add_argument("name", choices=datasets.DATASETS)
+    p.add_argument("name", choices=datasets.DATASETS + ("sst",))
     p.add_argument("--output", required=True)
     cfg_argument(p)
     p.set_defaults(func=build)
@@ -41,7 +41,33 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def build(args: argparse.Namespace) -> None:
     data_cfg = section(args, "data")
-    ds = datasets.build_dataset(
+    stand_in = data_cfg.get("stand_in", {})
+    if args.name in stand_in.get("datasets", []):
+        from fairshare.data.stand_in import STAND_IN_DATASETS, stand_in_dataset
+
+        seed = seeding.integer_seed(section(args, "seed"), "dataset", STAND_IN_DATASETS.index(args.name)) % (2**31)
+        ds = stand_in_dataset(args.name, n_train=stand_in["n_train"], n_test=stand_in["n_test"], seed=seed)
+    elif args.name == "sst":
+        ds = _sst(data_cfg)
+    else:
+        ds = _registered(args, data_cfg)
+    datasets.save_cache(ds, args.output)
+
+
+def _sst(data_cfg: dict) -> datasets.ArrayDataset:
+    """SST-5 from Stanford's PTB trees (fairshare.data.sst; downloaded only when data.allow_download is true)."""
+    from fairshare.data import sst
+
+    try:
+        archive = sst.fetch_archive(data_cfg["raw_dir"], data_cfg["allow_download"])
+    except sst.SSTError as exc:
+        raise CommandError(str(exc)) from None
+    x_train, y_train, x_test, y_test, _ = sst.sst_arrays(archive)
+    return datasets.ArrayDataset("sst", x_train, y_train, x_test, y_test, sst.CLASSES)
+
+
+def _registered(args: argparse.Namespace, data_cfg: dict) -> datasets.ArrayDataset:
+    return datasets.build_dataset(
         args.name,
         raw_dir=data_cfg["raw_dir"],
         mirrors=dataset_mirrors(data_cfg, args.name),
@@ -49,7 +75,6 @@ def build(args: argparse.Namespace) -> None:
         rng=seeding.generator(section(args, "seed"), "dataset"),
         synthetic=data_cfg["synthetic"],
     )
-    datasets.save_cache(ds, args.output)
 
 
 def partitions(args: argparse.Namespace) -> None:
