@@ -36,35 +36,108 @@ def _tidy(values: dict[str, dict[float, tuple[float, float]]], seeds: int = 2) -
     return pd.DataFrame(rows)
 
 
-def test_exp5_claims_follow_the_data():
-    values = {
-        "maxmin_fair": {10: (8.0, 7.6), 100: (40, 39.5)},
-        "gmmfair": {10: (9, 9), 100: (45, 45)},
-        "greedy_within_budget": {10: (15, 6), 100: (60, 42)},
-        "budget_fair": {10: (12, 5), 100: (50, 30)},
-        "random_within_budget": {10: (7, 3), 100: (41, 20)},
+def _exp5_values() -> dict:
+    """Take-ups (task 1, task 2) where every Fig. 7 statement holds: B = 10, 29 constrained; 60, 100, 150 above."""
+    return {
+        "maxmin_fair": {10: (8.0, 7.6), 29: (20, 19.5), 60: (40, 39.5), 100: (50, 49.6), 150: (70, 69.5)},
+        "gmmfair": {10: (9, 9), 29: (22, 22), 60: (45, 45), 100: (60, 60), 150: (80, 80)},
+        "greedy_within_budget": {10: (15, 6), 29: (40, 15), 60: (60, 38), 100: (80, 58), 150: (95, 75)},
+        "budget_fair": {10: (12, 5), 29: (30, 10), 60: (50, 30), 100: (60, 45), 150: (70, 60)},
+        "random_within_budget": {10: (7, 3), 29: (15, 8), 60: (35, 20), 100: (45, 40), 150: (60, 55)},
+        "val_threshold_0.4": {b: (14, 5) for b in (10, 29, 60, 100, 150)},
     }
-    rows = {r.claim: r for r in claims.exp5_claims(_tidy(values), constrained_max=29)}
-    assert rows["MMFL max-min fair has the smallest task difference in the budget-constrained region"].holds is True
-    assert rows["GMMFair recruits the most clients per task (highest minimum) at every budget"].holds is True
-    assert (
-        rows["As the budget grows, Greedy Within Budget overtakes MMFL max-min fair in the minimum recruited"].holds
-        is True
-    )
-    values["budget_fair"][10] = (7.5, 7.4)  # now budget-fair is the more balanced at B = 10
-    values["greedy_within_budget"][100] = (60, 38)
-    rows = {r.claim: r for r in claims.exp5_claims(_tidy(values), constrained_max=29)}
-    assert rows["MMFL max-min fair has the smallest task difference in the budget-constrained region"].holds is False
-    assert (
-        rows["As the budget grows, Greedy Within Budget overtakes MMFL max-min fair in the minimum recruited"].holds
-        is False
-    )
-    only_small = {m: {10: v[10]} for m, v in values.items()}
-    rows = {r.claim: r for r in claims.exp5_claims(_tidy(only_small), constrained_max=29)}
-    assert (
-        rows["As the budget grows, Greedy Within Budget overtakes MMFL max-min fair in the minimum recruited"].holds
-        is None
-    )
+
+
+def _exp5_rows(values: dict) -> dict:
+    return {r.claim: r for r in claims.exp5_claims(_tidy(values), constrained_max=29)}
+
+
+SMALLEST_DIFF = "MMFL max-min fair has the smallest task difference in the budget-constrained region"
+GMM_MOST = "GMMFair recruits the most clients per task (highest minimum) at every budget"
+MAXMIN_SECOND = (
+    "In the budget-constrained region MMFL max-min fair recruits more clients than every mechanism but GMMFair"
+)
+OVERTAKES = "As the budget grows, Greedy Within Budget overtakes MMFL max-min fair in the minimum recruited, for good"
+TASK1 = "Greedy Within Budget assigns the most clients to task 1"
+GREEDY_FAIRER = "Greedy Within Budget becomes fairer as the budget grows"
+BF_FAIRER = "Budget-Fair becomes fairer as the budget grows"
+
+
+def test_exp5_claims_follow_the_data():
+    rows = _exp5_rows(_exp5_values())
+    assert len(rows) == 7 and all(r.status == "match" for r in rows.values()), [
+        (r.claim, r.reproduced) for r in rows.values()
+    ]
+
+    values = _exp5_values()
+    values["budget_fair"][10] = (7.5, 7.4)  # budget-fair more balanced than max-min fair at B = 10
+    values["val_threshold_0.4"] = {b: (30, 24) for b in (10, 29, 60, 100, 150)}  # a posted price beats both at small B
+    values["greedy_within_budget"][150] = (95, 60)  # greedy falls behind max-min fair again at the largest budget
+    rows = _exp5_rows(values)
+    for claim in (SMALLEST_DIFF, GMM_MOST, MAXMIN_SECOND, OVERTAKES):
+        assert rows[claim].status == "differs", claim
+    assert "val_threshold_0.4 24.0 vs 9.0" in rows[GMM_MOST].reproduced
+
+    values = _exp5_values()
+    values["budget_fair"][10] = (16, 5)  # budget-fair gives task 1 more than greedy at B = 10
+    values["greedy_within_budget"][100] = (82, 50)  # greedy's difference rises again after its peak
+    values["budget_fair"][150] = (90, 60)  # budget-fair's difference ends at its peak
+    rows = _exp5_rows(values)
+    for claim in (TASK1, GREEDY_FAIRER, BF_FAIRER):
+        assert rows[claim].status == "differs", claim
+
+    only_small = {m: {b: v[b] for b in (10, 29)} for m, v in _exp5_values().items()}
+    rows = _exp5_rows(only_small)
+    assert {rows[c].status for c in (OVERTAKES, GREEDY_FAIRER, BF_FAIRER)} == {"not run in this profile"}
+
+
+def _truth(counts: dict[str, tuple[int, ...]]) -> pd.DataFrame:
+    """A truthfulness table: per method (profitable, profitable_same_task, outside, outside_by_losers, max_drop, max_gain)."""
+    rows = []
+    for method, (profitable, same, outside, losers, drop, gain) in counts.items():
+        metrics = {"misreports": 1000, "profitable": profitable, "max_gain": gain, "profitable_same_task": same,
+                   "profitable_other_task_only": max(profitable - same, 0), "max_gain_same_task": gain,
+                   "same_task_outside_events": outside, "same_task_outside_events_by_losers": losers,
+                   "max_objective_drop": drop, "max_objective_drop_profitable": drop}  # fmt: skip
+        rows += [{"method": method, "seed": 0, "metric": k, "value": float(v)} for k, v in metrics.items()]
+    return pd.DataFrame(rows)
+
+
+def _truth_counts() -> dict:
+    zero = (0, 0, 0, 0, 0.0, 0.0)
+    return {"budget_fair": zero, "budget_fair_uniform_price": (5, 5, 5, 5, 0.0, 0.07), "maxmin_fair": (10, 9, 0, 0, 1.0, 0.2),
+            "gmmfair": (60, 60, 0, 0, 1.0, 0.5), "greedy_within_budget": (80, 80, 0, 0, 3.0, 0.4),
+            "random_within_budget": (90, 90, 0, 0, 3.0, 0.9)}  # fmt: skip
+
+
+def test_truthfulness_claims_follow_the_data():
+    rows = claims.truthfulness_claims(_truth(_truth_counts()))
+    assert [r.status for r in rows] == ["match"] * 5 and rows[0].kind == "erratum"
+    assert "1 max-min misreports pay only through the user's other task" in rows[3].note
+
+    counts = _truth_counts()
+    counts["budget_fair_uniform_price"] = (0, 0, 0, 0, 0.0, 0.0)  # the printed payment would be truthful: no erratum
+    counts["maxmin_fair"] = (70, 9, 3, 3, 2.5, 0.6)  # exceptions to Theorem 8, drop > 2, pays more often than GMMFair
+    counts["random_within_budget"] = (0, 0, 0, 0, 0.0, 0.0)
+    assert [r.status for r in claims.truthfulness_claims(_truth(counts))] == ["differs"] * 5
+    counts["budget_fair_uniform_price"], counts["budget_fair"] = (5, 5, 5, 5, 0.0, 0.07), (1, 1, 0, 0, 0.0, 0.01)
+    assert claims.truthfulness_claims(_truth(counts))[0].status == "differs"  # threshold payment not truthful either
+
+
+def _corollary(y: float, mm: float, bf: float, mc_mm: float, se: float = 0.001) -> pd.DataFrame:
+    rows = [("closed_form", "p_no_user_maxmin", mm), ("closed_form", "p_no_user_budget_fair", bf)]
+    for source in ("monte_carlo", "auctions"):
+        rows += [(source, "p_no_user_maxmin", mc_mm), (source, "p_no_user_budget_fair", bf),
+                 (source, "se_maxmin", se), (source, "se_budget_fair", se)]  # fmt: skip
+    return pd.DataFrame([{"y": y, "method": m, "metric": k, "value": v} for m, k, v in rows])
+
+
+def test_corollary10_claims_follow_the_data():
+    assert [r.status for r in claims.corollary10_claims(_corollary(2.0, 0.406, 0.600, 0.407))] == ["match"]
+    assert [r.status for r in claims.corollary10_claims(_corollary(2.0, 0.406, 0.600, 0.450))] == ["differs"]  # MC off
+    assert [r.status for r in claims.corollary10_claims(_corollary(2.0, 0.650, 0.600, 0.650))] == [
+        "differs"
+    ]  # as the text
 
 
 def test_exp6_claims_follow_the_data():
@@ -81,10 +154,13 @@ def test_exp6_claims_follow_the_data():
                 for r in (1, 2, 3)
             ]
     per_round = pd.DataFrame(rows)
-    got = {r.claim: r.holds for r in claims.exp6_claims(per_round, tolerance=0.02)}
-    assert list(got.values()) == [True, True, True]
-    assert [r.holds for r in claims.exp6_claims(per_round, tolerance=0.005)][
-        1
-    ] is False  # 0.01 apart is not within 0.005
-    per_round.loc[(per_round.method == "greedy_within_budget") & (per_round["round"] == 3), "min_acc"] = 0.7
-    assert [r.holds for r in claims.exp6_claims(per_round, tolerance=0.02)] == [False, True, False]
+    assert [r.status for r in claims.exp6_claims(per_round, tolerance=0.02)] == ["match"] * 3
+    assert claims.exp6_claims(per_round, tolerance=0.005)[1].status == "differs"  # 0.01 apart is not within 0.005
+    ahead = per_round.copy()
+    ahead.loc[(ahead.method == "greedy_within_budget") & (ahead["round"] == 1), "min_acc"] = (
+        0.5  # greedy leads in round 1
+    )
+    assert [r.status for r in claims.exp6_claims(ahead, tolerance=0.02)] == ["differs", "match", "match"]
+    tie = per_round.copy()
+    tie.loc[(tie.method == "greedy_within_budget") & (tie["round"] == 3), "min_acc"] = 0.64  # a tie is not "higher"
+    assert [r.status for r in claims.exp6_claims(tie, tolerance=0.02)] == ["match", "match", "differs"]

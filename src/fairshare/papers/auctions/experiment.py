@@ -243,10 +243,10 @@ def misreport_profile(
     """Every user misreports each of its task bids over ``reports`` (one at a time, others truthful); aggregates.
 
     Counts misreports and profitable ones (gain > ``tol``) for the utility over all tasks and for the misreported
-    task's utility alone, the largest gains, the largest drop of the max-min objective (over all misreports and over
-    the profitable ones), how many same-task-profitable misreports did not take part in a re-allocation or
-    fractional round (the exceptions to Theorem 8; Algorithm 3 only) and how many of those were under-bids by a
-    user who loses when truthful.
+    task's utility alone, the profitable ones that gain only through the user's other tasks, the largest gains, the
+    largest drop of the max-min objective (over all misreports and over the profitable ones), how many
+    same-task-profitable misreports did not take part in a re-allocation or fractional round (the exceptions to
+    Theorem 8; Algorithm 3 only) and how many of those were under-bids by a user who loses when truthful.
     """
     costs = np.asarray(costs, dtype=float)
     names = (
@@ -254,6 +254,7 @@ def misreport_profile(
         "profitable",
         "max_gain",
         "profitable_same_task",
+        "profitable_other_task_only",
         "max_gain_same_task",
         "same_task_outside_events",
         "same_task_outside_events_by_losers",
@@ -268,6 +269,7 @@ def misreport_profile(
             out["misreports"] += len(m.gain)
             out["profitable"] += int(win.sum())
             out["profitable_same_task"] += int(win_task.sum())
+            out["profitable_other_task_only"] += int((win & ~win_task).sum())
             outside = win_task & ~m.in_event
             out["same_task_outside_events"] += int(outside.sum())
             if not m.truthful_won:

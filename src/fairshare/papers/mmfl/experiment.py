@@ -139,6 +139,7 @@ class Settings:
     table2_experiments: tuple[str, ...]
     per_task_experiment: str
     alpha_sweep_experiment: str
+    comparable_tolerance: float  # accuracy gap read as "comparable" / "the same" in the claims
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> Settings:
@@ -166,6 +167,7 @@ class Settings:
             table2_experiments=tuple(block["table2_experiments"]),
             per_task_experiment=block["per_task_experiment"],
             alpha_sweep_experiment=block["alpha_sweep_experiment"],
+            comparable_tolerance=block["comparable_tolerance"],
         )
 
     def experiment(self, name: str) -> Experiment:
