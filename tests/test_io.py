@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from fairshare.io import atomic_path, save_figure, write_text  # noqa: E402
+from fairshare.io import atomic_path, save_figure, save_figure_paths, write_text  # noqa: E402
 
 
 def test_failed_write_leaves_no_file(tmp_path):
@@ -46,6 +46,19 @@ def test_figures_are_byte_identical_across_saves(tmp_path):
     draw(tmp_path / "two")
     for fmt in ("png", "pdf"):
         assert (tmp_path / f"one.{fmt}").read_bytes() == (tmp_path / f"two.{fmt}").read_bytes()
+
+
+def test_save_figure_paths_writes_each_path_in_the_format_its_suffix_names(tmp_path):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    save_figure_paths(fig, [tmp_path / "fig1.png", str(tmp_path / "pdf" / "fig1.pdf")])
+    with pytest.raises(ValueError, match="no suffix"):
+        save_figure_paths(fig, [tmp_path / "fig1"])
+    plt.close(fig)
+    assert (tmp_path / "fig1.png").read_bytes().startswith(b"\x89PNG")
+    pdf = (tmp_path / "pdf" / "fig1.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and b"CreationDate" not in pdf
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["fig1.pdf", "fig1.png"]
 
 
 def test_write_text_replaces_atomically(tmp_path):

@@ -3,6 +3,7 @@
 Every artifact the pipeline writes goes through :func:`atomic_path`: the content is written to a temporary file
 in the destination folder and renamed into place, so a killed job never leaves a file that looks finished.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,10 +15,15 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import matplotlib.figure
+    import pandas
 
 TIDY_COLUMNS = ["paper", "experiment", "method", "seed", "round", "metric", "value"]
 
@@ -80,7 +86,7 @@ def write_text(path: str | os.PathLike, text: str) -> None:
         tmp.write_text(text)
 
 
-def write_csv(path: str | os.PathLike, frame: "pandas.DataFrame") -> None:  # noqa: F821
+def write_csv(path: str | os.PathLike, frame: pandas.DataFrame) -> None:
     """Write a pandas DataFrame as CSV without its index, atomically."""
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, index=False)
@@ -92,19 +98,33 @@ def write_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
         np.savez(tmp, **arrays)
 
 
-def save_figure(fig: "matplotlib.figure.Figure", stem: str | os.PathLike, formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:  # noqa: F821
+def _write_figure(fig: matplotlib.figure.Figure, out: Path, fmt: str) -> None:
+    """Write ``fig`` to ``out`` in format ``fmt`` atomically; a PDF carries no creation date (same bytes every run)."""
+    metadata = {"CreationDate": None} if fmt == "pdf" else None
+    with atomic_path(out, suffix=f".{fmt}") as tmp:
+        fig.savefig(tmp, format=fmt, dpi=150 if fmt == "png" else None, bbox_inches="tight", metadata=metadata)
+
+
+def save_figure(
+    fig: matplotlib.figure.Figure, stem: str | os.PathLike, formats: tuple[str, ...] = ("png", "pdf")
+) -> list[Path]:
     """Save ``fig`` as ``stem.png`` and ``stem.pdf`` (atomically each) and return the paths.
 
     The files carry no creation date, so the same figure gives the same bytes on every run (DVC sees no change).
     """
-    paths = []
-    for fmt in formats:
-        out = Path(f"{stem}.{fmt}")
-        metadata = {"CreationDate": None} if fmt == "pdf" else None
-        with atomic_path(out, suffix=f".{fmt}") as tmp:
-            fig.savefig(tmp, format=fmt, dpi=150 if fmt == "png" else None, bbox_inches="tight", metadata=metadata)
-        paths.append(out)
+    paths = [Path(f"{stem}.{fmt}") for fmt in formats]
+    for out, fmt in zip(paths, formats):
+        _write_figure(fig, out, fmt)
     return paths
+
+
+def save_figure_paths(fig: matplotlib.figure.Figure, paths: Iterable[str | os.PathLike]) -> None:
+    """Save ``fig`` to each of ``paths`` in the format its suffix names (``fig1.png``, ``fig1.pdf``), as
+    :func:`save_figure` does: atomically, without a creation date. For rules that name every figure file."""
+    for path in map(Path, paths):
+        if not path.suffix:
+            raise ValueError(f"figure path {path} has no suffix naming its format")
+        _write_figure(fig, path, path.suffix.lstrip("."))
 
 
 def git_revision(cwd: str | os.PathLike | None = None) -> str | None:

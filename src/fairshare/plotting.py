@@ -1,4 +1,6 @@
-"""Shared figure pieces: a grid of panels, and a mean-over-seeds curve with its min-max band."""
+"""Shared figure pieces: a grid of panels, a mean-over-seeds curve with its min-max band, integer round axes,
+Pearson labels that say why a correlation is undefined, and the legend size every figure uses (8 pt: readable in
+print)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,9 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
+
+LEGEND_SIZE = 8
 
 
 def panel_grid(n_panels: int, max_cols: int, panel_size: tuple[float, float]) -> tuple[plt.Figure, np.ndarray]:
@@ -25,3 +30,21 @@ def seed_band(ax: plt.Axes, frame: pd.DataFrame, x: str, y: str, *, color, label
     wide = frame.pivot_table(index=x, columns="seed", values=y)
     ax.plot(wide.index, wide.mean(axis=1), ls=ls, lw=1.8, color=color, label=label)
     ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color=color, alpha=0.18, lw=0)
+
+
+def integer_ticks(ax: plt.Axes, axis: str = "x") -> None:
+    """Ticks only at whole numbers on ``axis`` ("x", "y" or "both"): rounds, clients and counts have no 2.5."""
+    for name in ("x", "y") if axis == "both" else (axis,):
+        getattr(ax, f"{name}axis").set_major_locator(MaxNLocator(integer=True))
+
+
+def round_axis(ax: plt.Axes, label: str = "round") -> None:
+    """Label the x axis as communication rounds, with whole-number ticks."""
+    ax.set_xlabel(label)
+    integer_ticks(ax, "x")
+
+
+def pearson_label(rho: float, constant: str = "all rewards equal") -> str:
+    """'ρ = 0.93' for a legend; where ρ is NaN, say why: Pearson's ρ is undefined when one of the two vectors is
+    constant (``constant`` names which, e.g. every client got the same reward)."""
+    return f"ρ undefined ({constant})" if math.isnan(rho) else f"ρ = {rho:.2f}"

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from fairshare.io import save_figure
-from fairshare.plotting import panel_grid, seed_band
+from fairshare.plotting import LEGEND_SIZE, panel_grid, pearson_label, seed_band
 
 METHODS = {
     "fedavg_ft": ("FedAvg-FT", "tab:blue"),
@@ -20,6 +20,18 @@ METHODS = {
     "iafl": ("IAFL", "tab:purple"),
     "aequa": ("Aequa", "tab:red"),
 }
+SCHEMES = {  # partition schemes in the paper's words (Sec. 6.1, App. D)
+    "homogeneous": "homogeneous",
+    "dirichlet": "Dirichlet",
+    "quantity_skew": "quantity skew",
+    "label_skew": "label skew, #OC",
+}
+
+
+def partition_title(name: str, scheme: str | None) -> str:
+    """A configured partition's name, with the paper's word for its scheme where the name does not say it."""
+    words = SCHEMES.get(scheme, scheme)
+    return name if not words or name == scheme else f"{name} ({words})"
 
 
 def _metric_mean(summary: pd.DataFrame, dataset: str, method: str, metric: str) -> float:
@@ -32,13 +44,13 @@ def accuracy_vs_width(curves: pd.DataFrame, summary: pd.DataFrame, stem: Path) -
     client accuracy as reference lines, and the mean standalone accuracy."""
     aequa = curves[curves.method == "aequa"]
     datasets = list(dict.fromkeys(aequa.dataset)) or ["(no runs)"]
-    fig, axes = panel_grid(len(datasets), 3, (4.2, 3.3))
+    fig, axes = panel_grid(len(datasets), 3, (4.6, 3.8))
     for ax, d in zip(axes.flat, datasets):
         sub = aequa[aequa.dataset == d]
         if sub.empty:
             ax.text(0.5, 0.5, "no Aequa runs", ha="center", transform=ax.transAxes)
             continue
-        seed_band(ax, sub, "width", "accuracy", color="tab:red", label="Aequa a(p)")
+        seed_band(ax, sub, "width", "accuracy", color="tab:red", label="Aequa a(p): mean over seeds, band min-max")
         fedavg = _metric_mean(summary, d, "fedavg_ft", "accuracy")
         ft = _metric_mean(summary, d, "fedavg_ft", "mcg")
         alone = _metric_mean(summary, d, "standalone", "mean_standalone")
@@ -48,45 +60,56 @@ def accuracy_vs_width(curves: pd.DataFrame, summary: pd.DataFrame, stem: Path) -
             ax.axhline(alone + ft, color="tab:blue", ls=":", lw=1.2, label="FedAvg-FT (mean client)")
         if not math.isnan(alone):
             ax.axhline(alone, color="grey", ls="-.", lw=1.0, label="standalone (mean)")
-        ax.set_title(f"{d} ({sub.partition.iloc[0]})", fontsize=9)
+        schemes = summary[summary.dataset == d].scheme.dropna()
+        ax.set_title(f"{d}, {partition_title(sub.partition.iloc[0], schemes.iloc[0] if len(schemes) else None)}")
         ax.set_xlabel("width p")
         ax.set_ylabel("balanced accuracy")
-        ax.legend(fontsize=6, loc="lower right")
-    fig.tight_layout()
+    handles, labels = max((ax.get_legend_handles_labels() for ax in axes.flat), key=lambda hl: len(hl[1]))
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=LEGEND_SIZE)
+    fig.suptitle("Accuracy of the width-p sub-network of Aequa's final model (Figs. 1 and 6)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.13 / axes.shape[0], 1, 1))
     save_figure(fig, stem)
     plt.close(fig)
 
 
-def reward_vs_contribution(per_client: pd.DataFrame, stem: Path) -> None:
-    """Rows: partitions; columns: methods; points: clients of seed 0, one colour per dataset, Pearson in the legend."""
+def reward_vs_contribution(per_client: pd.DataFrame, schemes: dict[str, str], stem: Path) -> None:
+    """Rows: partitions (``schemes``: partition -> scheme); columns: methods; points: clients of the first seed, one
+    colour per dataset, each dataset's Pearson ρ in the legend; the dotted diagonal is reward = contribution."""
     partitions = list(dict.fromkeys(per_client.partition)) or ["(no runs)"]
     methods = [m for m in METHODS if m in set(per_client.method)] or list(METHODS)
     datasets = list(dict.fromkeys(per_client.dataset))
     colours = {d: plt.cm.tab10(i % 10) for i, d in enumerate(datasets)}
     first_seed = per_client[per_client.seed == per_client.seed.min()] if len(per_client) else per_client
     fig, axes = plt.subplots(
-        len(partitions), len(methods), figsize=(3.2 * len(methods), 2.8 * len(partitions)), squeeze=False
+        len(partitions), len(methods), figsize=(3.6 * len(methods), 3.3 * len(partitions)), squeeze=False
     )
     for i, part in enumerate(partitions):
         for j, method in enumerate(methods):
             ax = axes[i, j]
             sub = first_seed[(first_seed.partition == part) & (first_seed.method == method)]
+            lo = np.nanmin(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 0.0
+            hi = np.nanmax(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 1.0
+            ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls=":")  # the individual-rationality line
             for d in datasets:
                 pts = sub[sub.dataset == d]
                 if pts.empty:
                     continue
                 c, a = pts.contribution.to_numpy(float), pts.reward_acc.to_numpy(float)
                 rho = np.corrcoef(c, a)[0, 1] if np.std(c) > 0 and np.std(a) > 0 else float("nan")
-                ax.scatter(c, a, s=14, color=colours[d], label=f"{d} ρ={rho:.2f}")
-            lo = np.nanmin(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 0.0
-            hi = np.nanmax(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 1.0
-            ax.plot([lo, hi], [lo, hi], color="grey", lw=0.6, ls=":")  # the individual-rationality line
-            ax.set_title(f"{METHODS[method][0]} — {part}", fontsize=8)
-            ax.set_xlabel("contribution (standalone acc.)", fontsize=7)
-            ax.set_ylabel("reward accuracy", fontsize=7)
-            ax.tick_params(labelsize=6)
+                why = "all rewards equal" if np.std(a) == 0 else "all contributions equal"
+                ax.scatter(c, a, s=16, color=colours[d], label=f"{d}: {pearson_label(rho, why)}", zorder=3)
+            ax.set_title(f"{METHODS[method][0]}, {partition_title(part, schemes.get(part))}", fontsize=9)
+            ax.set_xlabel("contribution (standalone accuracy)", fontsize=8)
+            ax.set_ylabel("reward accuracy", fontsize=8)
+            ax.tick_params(labelsize=7)
             if len(sub):
-                ax.legend(fontsize=5, loc="lower right")
+                ax.legend(fontsize=LEGEND_SIZE, loc="best")
+    fig.suptitle(
+        "Reward accuracy vs contribution, one point per client (first seed). Dotted: reward = contribution (below it a "
+        "client does worse than training alone).\nρ: Pearson correlation across clients; undefined where every client gets "
+        "the same reward (a constant vector has no correlation).",
+        fontsize=9,
+    )
     fig.tight_layout()
     save_figure(fig, stem)
     plt.close(fig)
@@ -104,4 +127,5 @@ def draw(
     accuracy_vs_width(
         curves[curves.partition == curve_partition], summary[summary.partition == curve_partition], width_stem
     )
-    reward_vs_contribution(per_client, scatter_stem)
+    named = summary.dropna(subset=["scheme"])
+    reward_vs_contribution(per_client, dict(zip(named.partition, named.scheme)), scatter_stem)

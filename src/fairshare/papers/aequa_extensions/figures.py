@@ -10,7 +10,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from fairshare.io import save_figure
-from fairshare.plotting import seed_band
+from fairshare.papers.aequa.figures import partition_title
+from fairshare.plotting import LEGEND_SIZE, pearson_label, round_axis, seed_band
 
 STYLE = {
     "fedavg_ft": ("FedAvg-FT", "tab:blue", "o"),
@@ -20,7 +21,12 @@ STYLE = {
     "aequa_cgsv": ("Aequa+CGSV", "tab:orange", "v"),
     "aequa_shapfed": ("Aequa+ShapFed", "tab:brown", "P"),
 }
-METRICS = {"accuracy": "global accuracy", "pearson": "Pearson ρ", "mcg": "MCG", "cgs": "CGS (lower is fairer)"}
+METRICS = {
+    "accuracy": "global accuracy",
+    "pearson": "Pearson ρ of reward with contribution",
+    "mcg": "MCG (mean gain over standalone)",
+    "cgs": "CGS (lower is fairer)",
+}
 
 
 def reward_vs_rate(per_client: pd.DataFrame, runs: pd.DataFrame, stem: str | Path) -> None:
@@ -34,12 +40,18 @@ def reward_vs_rate(per_client: pd.DataFrame, runs: pd.DataFrame, stem: str | Pat
             if pts.empty:
                 continue
             rho = runs[(runs.dataset == d) & (runs.method == method)].pearson.mean()
-            ax.plot(pts.rate, pts.reward_acc, color=color, marker=marker, ms=4, lw=1, label=f"{label} (ρ={rho:.2f})")
-        ax.set_title(d, fontsize=9)
+            ax.plot(
+                pts.rate, pts.reward_acc, color=color, marker=marker, ms=4, lw=1, label=f"{label}: {pearson_label(rho)}"
+            )
+        ax.set_title(d, fontsize=10)
         ax.set_xlabel("participation rate")
         ax.set_ylabel("reward accuracy")
-        ax.legend(fontsize=6)
-    fig.suptitle("Participation rate as the contribution (Fig. 2)", fontsize=10)
+        ax.legend(fontsize=LEGEND_SIZE)
+    fig.suptitle(
+        "Participation rate as the contribution (Fig. 2): one point per client (first seed);\nρ: Pearson correlation of "
+        "reward with rate, mean over seeds (undefined when every client gets the same reward)",
+        fontsize=9,
+    )
     fig.tight_layout()
     save_figure(fig, Path(stem))
     plt.close(fig)
@@ -60,16 +72,18 @@ def metrics_over_rounds(tidy: pd.DataFrame, stem: str | Path) -> None:
                     continue
                 curve = m.groupby("round").value.mean()
                 ax.plot(curve.index, curve.to_numpy(float), color=color, marker=marker, ms=3, lw=1.2, label=name)
-            ax.set_title(f"{d}: {label}", fontsize=8)
-            ax.set_xlabel("round")
+            ax.set_title(f"{d}: {label}", fontsize=9)
+            round_axis(ax)
             if metric == "pearson":
                 ax.set_ylim(-1.05, 1.05)
             ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=max(1, len(labels)), fontsize=7)
-    partition = tidy.partition.iloc[0] if len(tidy) else ""
+    fig.legend(handles, labels, loc="lower center", ncol=max(1, len(labels)), fontsize=LEGEND_SIZE)
+    partition = partition_title(tidy.partition.iloc[0], tidy.scheme.iloc[0]) if len(tidy) else ""
     fig.suptitle(
-        f"Training-time rewards, partition {partition} (Figs 3-4); NaN ρ (identical rewards) not drawn", fontsize=9
+        f"Training-time rewards, {partition} partition (Figs. 3-4): mean over seeds per round. A round where every "
+        "client gets the same reward has no ρ (a constant vector has no correlation): not drawn",
+        fontsize=9,
     )
     fig.tight_layout(rect=(0, 0.06, 1, 0.95))
     save_figure(fig, Path(stem))
@@ -83,7 +97,7 @@ def scale_accuracy_vs_width(
     model and FedAvg-FT's mean client model."""
     fig, ax = plt.subplots(figsize=(4.6, 3.4))
     if len(curves):
-        seed_band(ax, curves, "width", "accuracy", color="tab:red", label="Aequa a(p)")
+        seed_band(ax, curves, "width", "accuracy", color="tab:red", label="Aequa a(p): mean over seeds, band min-max")
     for value, style, label in (
         (fedavg_global, "--", "FedAvg (global)"),
         (fedavg_ft_client, ":", "FedAvg-FT (mean client)"),
@@ -92,8 +106,8 @@ def scale_accuracy_vs_width(
             ax.axhline(value, color="tab:blue", ls=style, lw=1.2, label=label)
     ax.set_xlabel("width p")
     ax.set_ylabel("balanced accuracy")
-    ax.set_title(f"Accuracy vs width at scale (Fig. 5): {title}", fontsize=8)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(f"Accuracy vs width at scale (Fig. 5): {title}", fontsize=9)
+    ax.legend(fontsize=LEGEND_SIZE, loc="best")
     fig.tight_layout()
     save_figure(fig, Path(stem))
     plt.close(fig)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from fairshare.io import save_figure
 from fairshare.papers.auctions.experiment import Settings
+from fairshare.plotting import LEGEND_SIZE, round_axis
 
 LABELS = {
     "budget_fair": "Budget-Fair Auction",
@@ -22,6 +23,8 @@ LABELS = {
     "val_threshold_0.4": "valThreshold 0.4 (NB)",
     "val_threshold_0.6": "valThreshold 0.6 (NB)",
 }
+COLORS = dict(zip(LABELS, plt.cm.tab10.colors))  # one colour per mechanism in every panel
+MARKS = "NT: not truthful; NB: no budget (a posted price)"
 PANELS = {
     "fig7a": ("difference", "Fig. 7a", "|recruited for task 1 - recruited for task 2|"),
     "fig7b": ("min_recruited", "Fig. 7b", "minimum recruited clients over the two tasks"),
@@ -44,8 +47,10 @@ def figure7(exp5: pd.DataFrame, stems: Mapping[str, str | Path], caption: str, c
     for panel, stem in stems.items():
         metric, title, ylabel = PANELS[panel]
         data = exp5[exp5.metric == metric]
-        fig, ax = plt.subplots(figsize=(6.6, 4.6))
-        ax.axvspan(0, constrained_max, color="0.93", zorder=0)
+        fig, ax = plt.subplots(figsize=(9.6, 4.6))
+        ax.axvspan(
+            0, constrained_max, color="0.93", zorder=0, label=f"budget-constrained region (B <= {constrained_max:g})"
+        )
         for method in [m for m in LABELS if m in set(data.method)]:
             stats = data[data.method == method].groupby("budget").value.agg(["mean", "min", "max"])
             (line,) = ax.plot(
@@ -55,14 +60,17 @@ def figure7(exp5: pd.DataFrame, stems: Mapping[str, str | Path], caption: str, c
                 ms=3,
                 lw=1.4,
                 label=LABELS[method],
+                color=COLORS[method],
                 ls="--" if method.startswith("val_threshold") else "-",
             )
             ax.fill_between(stats.index, stats["min"], stats["max"], color=line.get_color(), alpha=0.15, lw=0)
         ax.set_xlabel("budget B")
         ax.set_ylabel(ylabel)
         ax.set_title(f"{title}: 2 tasks, mean over seeds (band: min-max over seeds)", fontsize=9)
-        ax.legend(fontsize=7)
-        fig.text(0.01, 0.0, textwrap.fill(caption, 130), fontsize=6.5, color="dimgrey", va="top")
+        ax.legend(
+            fontsize=LEGEND_SIZE, title=MARKS, title_fontsize=LEGEND_SIZE, loc="upper left", bbox_to_anchor=(1.01, 1)
+        )
+        fig.text(0.01, 0.0, textwrap.fill(caption, 170), fontsize=7.5, color="dimgrey", va="top")
         fig.tight_layout()
         save_figure(fig, stem)
         plt.close(fig)
@@ -74,19 +82,24 @@ def figure7c(per_round: pd.DataFrame, stem: str | Path, budgets: list[float]) ->
     for method, g in per_round.groupby("method", sort=False):
         wide = g.pivot(index="round", columns="seed", values="min_acc")
         recruited = g.min_recruited.mean()
-        ax.plot(
+        (line,) = ax.plot(
             wide.index,
             wide.mean(axis=1),
             ls=":",
             lw=1.8,
+            color=COLORS.get(method),
             label=f"{LABELS.get(method, method)} (min {recruited:.1f} clients/task)",
         )
-        ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), alpha=0.15)
-    ax.set_xlabel("round")
+        ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color=line.get_color(), alpha=0.15)
+    round_axis(ax)
     ax.set_ylabel("min accuracy across the two tasks")
     at = f" at B = {', '.join(f'{b:g}' for b in budgets)}" if budgets else ""
-    ax.set_title(f"Fig. 7c: FedFairMMFL on the clients each mechanism recruits{at}", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_title(
+        f"Fig. 7c: FedFairMMFL on the clients each mechanism recruits{at}\n"
+        "dotted: mean over seeds; shaded: min-max over seeds",
+        fontsize=9,
+    )
+    ax.legend(fontsize=LEGEND_SIZE, title=MARKS, title_fontsize=LEGEND_SIZE)
     fig.tight_layout()
     save_figure(fig, stem)
     plt.close(fig)

@@ -9,7 +9,7 @@ import pandas as pd
 import yaml
 
 from fairshare.cli import cfg_argument, section
-from fairshare.io import save_figure, write_csv
+from fairshare.io import save_figure_paths, write_csv
 from fairshare.papers.dp_coalitions import claims, experiment
 from fairshare.report import write_claims
 
@@ -87,25 +87,23 @@ def claims_cmd(args: argparse.Namespace) -> None:
     write_claims(args.output, rows)
 
 
-def _save(fig, paths: list[str]) -> None:
-    """Write ``fig`` to each path, in the format its suffix names (atomically)."""
+def plot_fig1(args: argparse.Namespace) -> None:
     import matplotlib.pyplot as plt
 
-    for path in map(Path, paths):
-        save_figure(fig, path.with_suffix(""), formats=(path.suffix.lstrip("."),))
-    plt.close(fig)
-
-
-def plot_fig1(args: argparse.Namespace) -> None:
     from fairshare.papers.dp_coalitions import figures  # matplotlib only for the drawing commands
 
     settings = _settings(args)
     n = len(_ref(args.reference)["figure1"]["costs"])
     fig = figures.figure1(pd.read_csv(args.intervals), list(settings.sigma_range), n, settings.narrow_window)
-    _save(fig, args.output)
+    save_figure_paths(fig, args.output)
+    plt.close(fig)
 
 
 def plot_pos(args: argparse.Namespace) -> None:
+    import matplotlib.pyplot as plt
+
     from fairshare.papers.dp_coalitions import figures
 
-    _save(figures.pos_curves(pd.read_csv(args.pos)), args.output)
+    fig = figures.pos_curves(pd.read_csv(args.pos))
+    save_figure_paths(fig, args.output)
+    plt.close(fig)

@@ -6,6 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from fairshare.plotting import LEGEND_SIZE
+
 TITLES = {"nash": "Nash stability", "robust": "robust stability"}
 
 
@@ -52,15 +54,22 @@ def figure1(df: pd.DataFrame, sigma_range: list[float], n: int, narrow: float) -
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("largest equilibrium coalition size")
     handles = [
+        plt.Line2D([], [], color="tab:blue", lw=2.2),
+        plt.Line2D([], [], color="tab:blue", lw=0.8, ls=":"),
         plt.Rectangle((0, 0), 1, 1, color="tab:red", alpha=0.18),
         plt.Line2D([], [], color="tab:orange", marker="v", ls=""),
     ]
     fig.legend(
         handles,
-        ["no equilibrium", f"window narrower than {narrow:g} in sigma (marked, exact ends)"],
+        [
+            "largest equilibrium coalition on a σ interval",
+            "jump between intervals",
+            "no equilibrium",
+            rf"interval narrower than {narrow:g} in $\sigma$ (marked, exact ends)",
+        ],
         loc="lower center",
-        ncol=2,
-        fontsize=8,
+        ncol=4,
+        fontsize=LEGEND_SIZE,
     )
     fig.suptitle(rf"Figure 1: $\alpha$ = 1, {n} players, exact breakpoints (closed form, Claims 5-6)", fontsize=10)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
@@ -92,7 +101,7 @@ def pos_curves(df: pd.DataFrame) -> plt.Figure:
                         marker="o" if notion == "robust" else None,
                         ms=3,
                         color=color,
-                        label=f"alpha={alpha:g}" if notion == "robust" else None,
+                        label=rf"$\alpha$ = {alpha:g}" if notion == "robust" else None,
                     )
                 if r == 0:
                     sub = df[(df.cost == cost) & (df.alpha == alpha) & (df.notion == "robust")].sort_values("n")
@@ -101,14 +110,18 @@ def pos_curves(df: pd.DataFrame) -> plt.Figure:
                     ax.loglog(ns, y_last * (ns / ns[-1]) ** _expected_slope(alpha), ls=":", color=color, lw=1)
             ax.set_xlabel("n (identical costs)")
             ax.set_title(
-                f"{'PoS(SC)' if metric == 'pos_sc' else 'PoS(Var)'}, c = {cost:g}, sigma2 = {df.sigma2.iloc[0]:g}",
+                f"{'PoS(SC)' if metric == 'pos_sc' else 'PoS(Var)'}, c = {cost:g}, "
+                rf"$\sigma^2$ = {df.sigma2.iloc[0]:g}",
                 fontsize=9,
             )
             ax.grid(alpha=0.3, which="both")
-    axes[0][0].legend(fontsize=7, ncol=2)
-    fig.suptitle(
-        "Price of stability vs n (solid: robust, dashed: Nash; dotted: Theorems 3-4 orders). Not a paper figure.",
-        fontsize=9,
-    )
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles += [
+        plt.Line2D([], [], color="k", ls=style, marker=m, ms=3) for style, m in (("-", "o"), ("--", None), (":", None))
+    ]
+    labels += ["robust equilibrium", "Nash equilibrium", "order of Theorems 3-4 (first cost only)"]
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=LEGEND_SIZE)
+    fig.suptitle("Price of stability vs n (supporting figure, not in the paper)", fontsize=10)
+    legend_rows = -(-len(labels) // 6)
+    fig.tight_layout(rect=(0, 0.3 * legend_rows / fig.get_figheight(), 1, 1))
     return fig

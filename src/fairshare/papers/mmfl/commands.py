@@ -103,12 +103,15 @@ def figures(args: argparse.Namespace) -> None:
     settings = Settings.from_block(section(args, "mmfl"))
     summary = pd.read_csv(args.summary)
     acc = summary[summary.metric == "accuracy"].rename(columns={"value": "accuracy"})
-    draw.min_accuracy_curves(acc, args.min_accuracy)
-    draw.per_task_curves(acc[acc.experiment == settings.per_task_experiment], args.per_task)
-    draw.variance_bars(acc[acc.experiment.isin(settings.table2_experiments)], args.variance)
+    titles = draw.experiment_titles(settings.experiments)
+    draw.min_accuracy_curves(acc, titles, args.min_accuracy)
+    per_task = settings.per_task_experiment
+    draw.per_task_curves(acc[acc.experiment == per_task], titles[per_task], args.per_task)
+    draw.variance_bars(acc[acc.experiment.isin(settings.table2_experiments)], titles, args.variance)
     maps = []
     for path in args.allocations:
         with np.load(path) as z:
             alpha = float(z["alpha"])
             maps.append((str(z["method"]), None if np.isnan(alpha) else alpha, z["allocation"]))
-    draw.allocation_maps(maps, args.allocation_maps)
+    sweep = settings.alpha_sweep_experiment
+    draw.allocation_maps(maps, settings.experiment(sweep).tasks, titles[sweep], args.allocation_maps)

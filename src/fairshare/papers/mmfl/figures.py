@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -12,70 +14,131 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 
 from fairshare.io import save_figure
-from fairshare.plotting import panel_grid, seed_band
+from fairshare.plotting import LEGEND_SIZE, integer_ticks, panel_grid, round_axis, seed_band
 
-COLORS = {"fedfair": "tab:red", "random": "tab:blue", "round_robin": "tab:green", "qffl": "tab:purple"}
+if TYPE_CHECKING:
+    from fairshare.papers.mmfl.experiment import Experiment
+
+METHODS = {  # the paper's names and this project's colours
+    "fedfair": ("FedFairMMFL", "tab:red"),
+    "random": ("Random", "tab:blue"),
+    "round_robin": ("Round Robin", "tab:green"),
+    "qffl": ("q-Fel", "tab:purple"),
+}
+PAPER_EXPERIMENTS = {  # the paper's name of each experiment and the setting its panels vary (Figs. 3-5)
+    "exp1": ("Exp. 1", None),
+    "exp2": ("Exp. 2", "tasks"),
+    "fig4": ("Fig. 4", "tasks"),
+    "exp3": ("Exp. 3", "clients"),
+    "exp4": ("Exp. 4", None),
+}
+ALPHA_COLORS = plt.cm.plasma  # sequential: one clearly different shade per alpha of a sweep, dark = small alpha
+BAND_NOTE = "line: mean over seeds; shaded: min-max over seeds (the paper's Figs. 2-5 draw the mean dotted)"
+
+
+def experiment_titles(experiments: Sequence[Experiment]) -> dict[str, str]:
+    """Panel title per configured experiment, in the paper's words: the experiment it reproduces ("Exp. 2") and the
+    setting the paper varies across its panels (S tasks for Exp. 2 and Fig. 4, K clients for Exp. 3); an entry that
+    reproduces nothing, or shares both with another entry, is also named by its config name."""
+    titles = {}
+    for e in experiments:
+        name, varied = PAPER_EXPERIMENTS.get(e.reproduces, (e.name, None))
+        parts = [name]
+        if varied == "tasks":
+            parts.append(f"S = {len(e.tasks)} tasks")
+        elif varied == "clients":
+            parts.append(f"K = {e.clients} clients")
+        titles[e.name] = ", ".join(parts)
+    counts = Counter(titles.values())
+    return {name: f"{t} ({name})" if counts[t] > 1 else t for name, t in titles.items()}
+
+
+def task_titles(task_names: Sequence[str]) -> dict[str, str]:
+    """Readable names for the ``name#position`` task ids: the dataset alone where it is unambiguous, else the
+    dataset and its 1-based task number (the paper's "Task 3")."""
+    datasets = [t.rsplit("#", 1)[0] for t in task_names]
+    return {
+        t: d if datasets.count(d) == 1 else f"{d} (task {int(t.rsplit('#', 1)[1]) + 1})"
+        for t, d in zip(task_names, datasets)
+    }
+
+
+def _method_label(method: str, alpha: float | None = None) -> str:
+    name = METHODS.get(method, (method, None))[0]
+    return name if alpha is None else f"{name}, α = {alpha:g}"
 
 
 def _series(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
-    """(label, rows, colour) per (method, alpha) in order of appearance; a method run at several alphas gets one
-    curve per alpha, labelled and coloured by it."""
-    out = []
-    alphas = [None if pd.isna(a) else float(a) for a in frame.alpha]
-    for i, (method, alpha) in enumerate(dict.fromkeys(zip(frame.method, alphas))):
-        swept = frame[frame.method == method].alpha.nunique() > 1
-        same_alpha = frame.alpha.isna() if alpha is None else frame.alpha == alpha
-        rows = frame[(frame.method == method) & same_alpha]
-        label = f"{method} (alpha = {alpha:g})" if swept else method
-        colour = plt.cm.viridis(i / 8) if swept else COLORS.get(method, "grey")
-        out.append((label, rows, colour))
-    return out
+    """(label, rows, colour) per (method, alpha): the methods in order of appearance in their own colours; a method
+    run at several alphas gets one curve per alpha, after the others, coloured by the alpha's rank on a sequential
+    map so every alpha of a sweep has a distinct shade."""
+    plain, swept = [], []
+    for method in dict.fromkeys(frame.method):
+        rows = frame[frame.method == method]
+        alphas = sorted(rows.alpha.dropna().unique())
+        if len(alphas) <= 1:
+            plain.append((_method_label(method), rows, METHODS.get(method, (None, "grey"))[1]))
+            continue
+        for rank, alpha in enumerate(alphas):
+            colour = ALPHA_COLORS(0.85 * rank / (len(alphas) - 1))
+            swept.append((_method_label(method, alpha), rows[rows.alpha == alpha], colour))
+    return plain + swept
 
 
-def min_accuracy_curves(acc: pd.DataFrame, stem: str | Path) -> None:
-    """Minimum accuracy across tasks vs round, one panel per experiment (mean over seeds, min-max band)."""
+def _in_config_order(experiments: pd.Series, titles: Mapping[str, str]) -> list[str]:
+    """The experiments present, in the order of the config (the order of ``titles``), unknown ones last."""
+    present = list(dict.fromkeys(experiments))
+    return [e for e in titles if e in present] + [e for e in present if e not in titles]
+
+
+def min_accuracy_curves(acc: pd.DataFrame, titles: Mapping[str, str], stem: str | Path) -> None:
+    """Minimum accuracy across tasks vs round, one panel per experiment (``titles``: experiment -> panel title)."""
     per = (
         acc.groupby(["experiment", "method", "alpha", "seed", "round"], dropna=False)
         .accuracy.min()
         .rename("v")
         .reset_index()
     )
-    exps = list(dict.fromkeys(per.experiment))
-    fig, axes = panel_grid(len(exps), 4, (4, 3.2))
+    exps = _in_config_order(per.experiment, titles)
+    fig, axes = panel_grid(len(exps), 4, (4.2, 3.4))
     for ax, exp in zip(axes.flat, exps):
         for label, rows, colour in _series(per[per.experiment == exp]):
-            seed_band(ax, rows, "round", "v", color=colour, label=label, ls=":")
-        ax.set_title(exp, fontsize=9)
-        ax.set_xlabel("round")
+            seed_band(ax, rows, "round", "v", color=colour, label=label)
+        ax.set_title(titles.get(exp, exp), fontsize=10)
+        round_axis(ax)
         ax.set_ylabel("min accuracy across tasks")
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=LEGEND_SIZE)
+    fig.suptitle(f"Minimum test accuracy across tasks; {BAND_NOTE}", fontsize=9)
     fig.tight_layout()
     save_figure(fig, stem)
     plt.close(fig)
 
 
-def per_task_curves(acc: pd.DataFrame, stem: str | Path) -> None:
-    """Each task's test accuracy vs round (one experiment), one panel per task."""
+def per_task_curves(acc: pd.DataFrame, title: str, stem: str | Path) -> None:
+    """Each task's test accuracy vs round (one experiment, ``title``), one panel per task."""
     tasks = list(dict.fromkeys(acc.task))
-    fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(4 * max(1, len(tasks)), 3.2), squeeze=False)
+    names = task_titles(list(dict.fromkeys(acc.task_name)))
+    fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(4 * max(1, len(tasks)), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks):
         sub = acc[acc.task == task].rename(columns={"accuracy": "v"})
         for label, rows, colour in _series(sub):
-            seed_band(ax, rows, "round", "v", color=colour, label=label, ls=":")
-        ax.set_title(sub.task_name.iloc[0], fontsize=9)
-        ax.set_xlabel("round")
+            seed_band(ax, rows, "round", "v", color=colour, label=label)
+        ax.set_title(names[sub.task_name.iloc[0]], fontsize=10)
+        round_axis(ax)
     axes[0][0].set_ylabel("test accuracy")
-    axes[0][0].legend(fontsize=7)
+    axes[0][0].legend(fontsize=LEGEND_SIZE)
+    fig.suptitle(f"{title}: accuracy of each task; {BAND_NOTE}", fontsize=9)
     fig.tight_layout()
     save_figure(fig, stem)
     plt.close(fig)
 
 
-def variance_bars(acc: pd.DataFrame, stem: str | Path) -> None:
-    """Variance across tasks at 1/12, 1/2 and all of the rounds (the paper's rounds 10, 60, 120), seed error bars."""
+def variance_bars(acc: pd.DataFrame, titles: Mapping[str, str], stem: str | Path) -> None:
+    """Variance across tasks at 1/12, 1/2 and all of the rounds (the paper's rounds 10, 60, 120 of 120): mean over
+    seeds, error bars from the smallest to the largest seed's variance (Fig. 3a-d)."""
     var = acc.groupby(["experiment", "method", "alpha", "seed", "round"], dropna=False).accuracy.var(ddof=0)
     var = var.rename("var").reset_index()
-    exps = list(dict.fromkeys(var.experiment))
+    exps = _in_config_order(var.experiment, titles)
     fig, axes = plt.subplots(1, max(1, len(exps)), figsize=(4.2 * max(1, len(exps)), 3.2), squeeze=False)
     for ax, exp in zip(axes[0], exps):
         sub = var[var.experiment == exp]
@@ -90,35 +153,54 @@ def variance_bars(acc: pd.DataFrame, stem: str | Path) -> None:
                 x,
                 [v.mean() for v in vals],
                 width,
-                yerr=[v.std(ddof=0) for v in vals],
+                yerr=[[v.mean() - v.min() for v in vals], [v.max() - v.mean() for v in vals]],
                 color=colour,
                 label=label,
                 capsize=2,
             )
         ax.set_xticks(range(len(checkpoints)), [f"round {r}" for r in checkpoints])
-        ax.set_title(exp, fontsize=9)
+        ax.set_title(titles.get(exp, exp), fontsize=10)
     axes[0][0].set_ylabel("variance of accuracy across tasks")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=LEGEND_SIZE)
+    fig.suptitle("Variance across tasks: bar = mean over seeds, error bar = min-max over seeds", fontsize=9)
+    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
     save_figure(fig, stem)
     plt.close(fig)
 
 
-def allocation_maps(maps: Sequence[tuple[str, float | None, np.ndarray]], stem: str | Path) -> None:
-    """Clients x rounds, colour = task (white: inactive); one panel per (method, alpha, map): the baselines first,
-    then FedFairMMFL by increasing alpha (Fig. 6)."""
+def allocation_maps(
+    maps: Sequence[tuple[str, float | None, np.ndarray]], tasks: Sequence[str], title: str, stem: str | Path
+) -> None:
+    """Clients x rounds, colour = the task a client trains (``tasks``: the experiment's datasets by task index; white:
+    not active that round); one panel per (method, alpha, map): the baselines first, then FedFairMMFL by increasing
+    alpha, lettered as the paper's Fig. 6 panels."""
     ordered = sorted(maps, key=lambda m: (m[0] == "fedfair", m[1] or 0.0))
-    n_tasks = int(max(m.max() for _, _, m in maps)) + 1
+    n_tasks = len(tasks)
     cmap = ListedColormap(["white"] + list(plt.cm.tab10.colors[:n_tasks]))
     fig, axes = panel_grid(len(ordered), 4, (3.6, 3))
-    for ax, (method, alpha, allocation) in zip(axes.flat, ordered):
-        ax.imshow(allocation + 1, aspect="auto", cmap=cmap, vmin=-0.5, vmax=n_tasks + 0.5, interpolation="nearest")
-        title = f"alpha = {alpha:g}" if method == "fedfair" else method
-        ax.set_title(f"Allocation map: {title}", fontsize=9)
-        ax.set_xlabel("round")
+    for ax, letter, (method, alpha, allocation) in zip(axes.flat, "abcdefghijklmnopqrstuvwxyz", ordered):
+        clients, rounds = allocation.shape
+        ax.imshow(
+            allocation + 1,
+            aspect="auto",
+            cmap=cmap,
+            vmin=-0.5,
+            vmax=n_tasks + 0.5,
+            interpolation="nearest",
+            extent=(0.5, rounds + 0.5, clients - 0.5, -0.5),
+        )
+        ax.set_title(f"({letter}) {_method_label(method, alpha if method == 'fedfair' else None)}", fontsize=10)
+        round_axis(ax)
+        integer_ticks(ax, "y")
         ax.set_ylabel("client")
+    labels = list(task_titles([f"{t}#{i}" for i, t in enumerate(tasks)]).values())
     handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(i + 1)) for i in range(n_tasks)]
-    fig.legend(handles, [f"task {i}" for i in range(n_tasks)], loc="lower center", ncol=n_tasks, fontsize=8)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    if any((m < 0).any() for _, _, m in maps):
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="grey"))
+        labels.append("not active this round")
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=LEGEND_SIZE)
+    fig.suptitle(f"{title}: task each client trains per round (seed 0)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
     save_figure(fig, stem)
     plt.close(fig)

@@ -10,7 +10,7 @@ import yaml
 
 from fairshare import seeding
 from fairshare.cli import CommandError, cfg_argument, section
-from fairshare.io import save_figure, write_csv, write_json
+from fairshare.io import save_figure_paths, write_csv, write_json
 from fairshare.papers.model_sharing import claims, experiment
 from fairshare.report import write_claims
 
@@ -106,19 +106,17 @@ def curves(args: argparse.Namespace) -> None:
     write_csv(args.phases, experiment.phase_diagram(settings))
 
 
-def _save(fig, paths: list[str]) -> None:
-    """Write ``fig`` to each path, in the format its suffix names (atomically)."""
+def draw(args: argparse.Namespace) -> None:
     import matplotlib.pyplot as plt
 
-    for path in map(Path, paths):
-        save_figure(fig, path.with_suffix(""), formats=(path.suffix.lstrip("."),))
-    plt.close(fig)
-
-
-def draw(args: argparse.Namespace) -> None:
     from fairshare.papers.model_sharing import figures  # matplotlib only for this command
 
     threshold = experiment.PAPER_MU / experiment.PAPER_SIGMA2
-    _save(figures.monte_carlo(pd.read_csv(args.monte_carlo)), args.monte_carlo_figure)
-    _save(figures.error_vs_size(pd.read_csv(args.sizes), threshold=threshold), args.sizes_figure)
-    _save(figures.phase_diagram(pd.read_csv(args.phases), threshold=threshold), args.phases_figure)
+    drawn = (
+        (figures.monte_carlo(pd.read_csv(args.monte_carlo)), args.monte_carlo_figure),
+        (figures.error_vs_size(pd.read_csv(args.sizes), threshold=threshold), args.sizes_figure),
+        (figures.phase_diagram(pd.read_csv(args.phases), threshold=threshold), args.phases_figure),
+    )
+    for fig, paths in drawn:
+        save_figure_paths(fig, paths)
+        plt.close(fig)

@@ -7,8 +7,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
+from matplotlib.patches import Rectangle
 
-METHODS = ("local", "uniform", "coarse", "fine")
+from fairshare.plotting import LEGEND_SIZE, integer_ticks
+
+METHODS = {  # the paper's names of the four ways to learn (§3)
+    "local": "local learning",
+    "uniform": "uniform federation",
+    "coarse": "coarse-grained federation",
+    "fine": "fine-grained federation",
+}
+THRESHOLD = r"$\mu_e/\sigma^2$"
 TASK_TITLES = {"mean": "mean estimation", "regression": "linear regression (D = 2, Gaussian inputs)"}
 
 
@@ -21,7 +30,7 @@ def monte_carlo(df: pd.DataFrame) -> plt.Figure:
         sub = df[df.task == task]
         top, bottom = axes[0][col], axes[1][col]
         lo, hi = sub.exact.min() * 0.9, sub.exact.max() * 1.05
-        top.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls=":")
+        top.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls=":", label="simulated = closed form")
         for method in METHODS:
             rows = sub[sub.method == method]
             top.errorbar(
@@ -32,14 +41,14 @@ def monte_carlo(df: pd.DataFrame) -> plt.Figure:
                 ms=4,
                 capsize=2,
                 color=colors[method],
-                label=method,
+                label=METHODS[method],
             )
         top.set(
             title=f"{TASK_TITLES[task]}: {int(sub.worlds.iloc[0]):,} worlds",
             xlabel="closed-form expected MSE",
-            ylabel="simulated MSE (±2 s.e.)",
+            ylabel="simulated MSE (bars: ±2 s.e.)",
         )
-        top.legend(fontsize=7, loc="upper left")
+        top.legend(fontsize=LEGEND_SIZE, loc="upper left")
         labels = []
         for k, (method, player) in enumerate(sub[["method", "player"]].itertuples(index=False)):
             row = sub[(sub.method == method) & (sub.player == player)].iloc[0]
@@ -55,9 +64,11 @@ def monte_carlo(df: pd.DataFrame) -> plt.Figure:
             labels.append(f"{method}\nn={int(row.n)}")
         bottom.axhline(0, color="k", lw=0.8)
         bottom.set_xticks(range(len(labels)), labels, fontsize=6)
-        bottom.set_ylabel("(simulated - exact) / exact  [%]")
-        bottom.set_title(f"max |z| = {np.abs(sub.z).max():.2f}", fontsize=9)
-    fig.suptitle("Closed-form expected MSE (Thm 4.1-4.2, Cor 4.3-4.4) vs Monte Carlo", fontsize=11)
+        bottom.set_ylabel("(simulated - exact) / exact  [%]  (bars: ±2 s.e.)")
+        bottom.set_title(f"max |z| = {np.abs(sub.z).max():.2f}   (z = (simulated - exact) / s.e.)", fontsize=9)
+    fig.suptitle(
+        "Closed-form expected MSE (Thm 4.1-4.2, Cor 4.3-4.4) vs Monte Carlo; n: the player's samples", fontsize=11
+    )
     fig.tight_layout()
     return fig
 
@@ -74,15 +85,18 @@ def error_vs_size(df: pd.DataFrame, *, threshold: float) -> plt.Figure:
     for ax, n in zip(axes[0], sizes):
         for method, style in styles.items():
             sub = df[(df.n == n) & (df.method == method)]
-            ax.plot(sub.M, sub.error, label=method + (" (= coarse at equal n)" if method == "fine" else ""), **style)
-        ax.axhline(sub.error.iloc[0], color="grey", ls=":", label="local (M = 1)")
+            label = METHODS[method] + (" (= coarse at equal n)" if method == "fine" else "")
+            ax.plot(sub.M, sub.error, label=label, **style)
+        ax.axhline(sub.error.iloc[0], color="grey", ls=":", label="local learning (M = 1)")
         relation = "<" if n < threshold else ">" if n > threshold else "="
-        ax.set_title(f"n = {n}  ({relation} mu_e/s2 = {threshold:g})", fontsize=10)
+        ax.set_title(f"n = {n} samples each  ({relation} {THRESHOLD} = {threshold:g})", fontsize=10)
         ax.set_xlabel("coalition size M")
-        ax.xaxis.get_major_locator().set_params(integer=True)
-    axes[0][0].set_ylabel("expected MSE (mu_e = 10, s2 = 1)")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
+        integer_ticks(ax, "x")
+    axes[0][0].set_ylabel(r"expected MSE ($\mu_e$ = 10, $\sigma^2$ = 1)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=LEGEND_SIZE)
+    fig.suptitle("Expected error of one player in a coalition of M players with n samples each", fontsize=11)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
@@ -91,7 +105,8 @@ def phase_diagram(df: pd.DataFrame, *, threshold: float) -> plt.Figure:
 
     Colour = the shapes of the stable partitions (core for uniform and fine, strict core for optimal coarse); a black dot
     marks cells where the partition the paper's results construct is not in that set (there it is only individually
-    stable: Thm 5.5).
+    stable: Thm 5.5). Cells with n_large <= n_small are not computed (the large type holds more samples) and are
+    hatched; dotted lines mark n = mu_e / sigma^2, the threshold of the paper's results.
     """
     labels = sorted(set(df.stable_shapes), key=lambda x: (x.count("&"), x))
     palette = list(plt.cm.tab20.colors)
@@ -103,6 +118,7 @@ def phase_diagram(df: pd.DataFrame, *, threshold: float) -> plt.Figure:
     fig, axes = plt.subplots(
         len(populations), len(methods), figsize=(4.6 * len(methods), 3.9 * len(populations)), squeeze=False
     )
+    not_computed = {"facecolor": "white", "edgecolor": "0.7", "hatch": "////", "lw": 0}
     for ax_row, (S, L) in zip(axes, populations):
         for ax, method in zip(ax_row, methods):
             sub = df[(df.method == method) & (df.S == S) & (df.L == L)]
@@ -113,25 +129,44 @@ def phase_diagram(df: pd.DataFrame, *, threshold: float) -> plt.Figure:
             y_edges = np.concatenate(
                 [[n_l_values[0] / 1.1], np.sqrt(n_l_values[1:] * n_l_values[:-1]), [n_l_values[-1] * 1.1]]
             )
+            ax.add_patch(Rectangle((0, 0), 1, 1, transform=ax.transAxes, zorder=0, **not_computed))
             ax.pcolormesh(x_edges, y_edges, np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=len(labels) - 0.5)
             off = sub[~sub.paper_partition_in_set.astype(bool)]
             if len(off):
-                ax.scatter(off.n_s, off.n_l, s=4, color="k", label="paper's partition not in this set (only IS)")
-                ax.legend(fontsize=7, loc="lower right")
+                ax.scatter(off.n_s, off.n_l, s=4, color="k")
             ax.axvline(threshold, color="k", lw=0.6, ls=":")
             ax.axhline(threshold, color="k", lw=0.6, ls=":")
             ax.set_yscale("log")
+            integer_ticks(ax, "x")
             notion = sub.notion.iloc[0].replace("_", " ")
-            ax.set(title=f"{method} ({notion}), S={S}, L={L}", xlabel="n small", ylabel="n large")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(i)) for i in range(len(labels))]
+            ax.set(
+                title=f"{METHODS[method]} ({notion})\nS = {S} small, L = {L} large players",
+                xlabel="n small (samples per small player)",
+                ylabel="n large (samples per large player)",
+            )
+    handles = [Rectangle((0, 0), 1, 1, color=cmap(i)) for i in range(len(labels))]
+    handles += [
+        Rectangle((0, 0), 1, 1, **not_computed),
+        plt.Line2D([], [], color="k", lw=0.6, ls=":"),
+        plt.Line2D([], [], color="k", marker="o", ms=2, ls=""),
+    ]
+    notes = [
+        "n large <= n small: not computed (the large type holds more samples)",
+        f"n = {THRESHOLD} = {threshold:g}",
+        "the paper's partition is not in this set (only individually stable)",
+    ]
     fig.legend(
         handles,
-        labels,
+        labels + notes,
         loc="lower center",
-        ncol=min(3, len(labels)),
-        fontsize=7,
-        title="stable partitions ('&': several are stable; 'small | large alone': all small together, every large player alone)",
+        ncol=3,
+        fontsize=LEGEND_SIZE,
+        title="stable partitions: 'grand': all players together; 'small | large': one coalition per type; 'small | "
+        "large alone': all small players together, every large player alone;\n'small + some large | rest alone': the "
+        "small players with some large ones, the rest alone; 'all alone': no sharing; 'other': any other; "
+        "'&': several are stable",
+        title_fontsize=9,
     )
-    legend_rows = int(np.ceil(len(labels) / 3))
-    fig.tight_layout(rect=(0, min(0.45, (0.06 + 0.045 * legend_rows) / len(populations)), 1, 1))
+    legend_rows = int(np.ceil((len(labels) + len(notes)) / 3))
+    fig.tight_layout(rect=(0, min(0.5, (0.08 + 0.05 * legend_rows) / len(populations)), 1, 1))
     return fig

@@ -8,7 +8,6 @@ Heavy imports (torch, pandas, scipy) happen inside the commands: the 2^n - 1 ``v
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
@@ -120,12 +119,11 @@ def figure2(args: argparse.Namespace) -> None:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from fairshare.io import save_figure
+    from fairshare.io import save_figure_paths
     from fairshare.papers.payoff_flows.figures import figure2 as draw
 
     fig = draw(pd.read_csv(args.allocations), pd.read_csv(args.flows), args.title)
-    for path in map(Path, (args.png, args.pdf)):
-        save_figure(fig, path.with_suffix(""), (path.suffix.lstrip("."),))
+    save_figure_paths(fig, (args.png, args.pdf))
     plt.close(fig)
 
 

@@ -77,8 +77,12 @@ def figure2(alloc: pd.DataFrame, flows: pd.DataFrame, title: str) -> plt.Figure:
     fig.suptitle(title, fontsize=10)
     fig.subplots_adjust(left=0.04, right=0.93, top=0.9, bottom=0.12, wspace=0.3, hspace=0.4)
     last = axes.flat[7].get_position()
-    fig.colorbar(image, cax=fig.add_axes([last.x1 + 0.012, last.y0, 0.01, last.height]))
+    colorbar = fig.colorbar(image, cax=fig.add_axes([last.x1 + 0.012, last.y0, 0.01, last.height]))
+    colorbar.set_label("flow from payer (row) to payee (column)", fontsize=8)
     handles = [h for ax in (payoff_axes[0], model_axes[0]) for h in ax.get_legend_handles_labels()[0]]
     labels = [label for ax in (payoff_axes[0], model_axes[0]) for label in ax.get_legend_handles_labels()[1]]
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.legend(
+        handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.02), ncol=len(labels), fontsize=8, frameon=False
+    )
+    fig.text(0.5, 0.005, "parties are named by the classes their data hold", ha="center", fontsize=8, color="dimgrey")
     return fig

@@ -1,0 +1,83 @@
+"""Multi-model FL figures speak the paper's words: panel titles name the paper's experiment and what its panels vary,
+task names drop the internal position where it is unambiguous, and every alpha of a sweep gets its own colour."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from fairshare.papers.mmfl import figures  # noqa: E402
+from fairshare.papers.mmfl.experiment import Experiment  # noqa: E402
+from fairshare.papers.mmfl.figures import _series, experiment_titles, task_titles  # noqa: E402
+
+
+def _experiment(name: str, reproduces: str | None, tasks: int = 3, clients: int = 10) -> Experiment:
+    return Experiment(
+        name=name,
+        reproduces=reproduces,
+        tasks=("digits",) * tasks,
+        clients=clients,
+        active_rate=1.0,
+        size_range=(20, 30),
+        partition="iid",
+        class_ratio=0.5,
+        rounds=3,
+        methods=("fedfair",),
+        alphas=(3.0,),
+        seeds=1,
+    )
+
+
+def test_titles_name_the_paper_experiment_and_what_it_varies():
+    titles = experiment_titles(
+        [
+            _experiment("exp1", "exp1"),
+            _experiment("exp2_s6", "exp2", tasks=6),
+            _experiment("exp3_k40", "exp3", clients=40),
+            _experiment("fig4", "fig4", tasks=3),
+            _experiment("extra", None),
+        ]
+    )
+    assert titles == {
+        "exp1": "Exp. 1",
+        "exp2_s6": "Exp. 2, S = 6 tasks",
+        "exp3_k40": "Exp. 3, K = 40 clients",
+        "fig4": "Fig. 4, S = 3 tasks",
+        "extra": "extra",
+    }
+
+
+def test_entries_with_the_same_title_are_told_apart_by_their_name():
+    titles = experiment_titles([_experiment("exp1", "exp1"), _experiment("exp1_again", "exp1")])
+    assert titles == {"exp1": "Exp. 1 (exp1)", "exp1_again": "Exp. 1 (exp1_again)"}
+
+
+def test_task_names_keep_a_number_only_where_a_dataset_repeats():
+    names = task_titles(["digits#0", "synthetic#1", "digits#2"])
+    assert names == {"digits#0": "digits (task 1)", "synthetic#1": "synthetic", "digits#2": "digits (task 3)"}
+
+
+def test_every_alpha_of_a_sweep_gets_a_distinct_colour_and_label():
+    alphas = [1, 2, 3, 4, 6, 10, 15, 20]
+    rows = [("random", np.nan)] + [("fedfair", a) for a in alphas]
+    frame = pd.DataFrame([{"method": m, "alpha": a, "seed": 0, "round": 1, "v": 0.5} for m, a in rows])
+    series = _series(frame)
+    labels = [label for label, _, _ in series]
+    colours = [tuple(np.round(matplotlib.colors.to_rgba(c), 3)) for _, _, c in series]
+    assert labels == ["Random"] + [f"FedFairMMFL, α = {a}" for a in alphas]
+    assert len(set(colours)) == len(series)
+
+
+def test_allocation_map_panels_and_legend_use_the_papers_words(monkeypatch):
+    drawn = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, stem: drawn.append(fig))
+    maps = [("fedfair", 1.0, np.array([[0, 0, 1], [1, 1, 0]])), ("random", None, np.array([[0, 1, -1], [1, 0, 0]]))]
+    figures.allocation_maps(maps, ["digits", "synthetic"], "Exp. 4", "unused")
+    (fig,) = drawn
+    assert [t.get_text() for t in fig.legends[0].texts] == ["digits", "synthetic", "not active this round"]
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["(a) Random", "(b) FedFairMMFL, α = 1"]
+    lo, hi = fig.axes[0].get_xlim()
+    assert [t for t in fig.axes[0].get_xticks() if lo <= t <= hi] == [1, 2, 3]  # rounds 1-3, whole numbers
