@@ -1,4 +1,5 @@
 """Shared fixtures: real offline data (scikit-learn digits, Fashion-MNIST when Debian's package is installed)."""
+
 from __future__ import annotations
 
 from pathlib import Path

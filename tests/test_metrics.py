@@ -1,4 +1,5 @@
 """Metrics on hand-computed examples: balanced accuracy, Pearson, MCG/CGS, IPR, across-task summaries, times best."""
+
 from __future__ import annotations
 
 import math

@@ -9,7 +9,9 @@ def test_streams_are_reproducible_and_independent():
     assert np.array_equal(a, seeding.generator(5, "partition").random(4))
     assert not np.array_equal(a, seeding.generator(5, "init").random(4))
     assert not np.array_equal(a, seeding.generator(6, "partition").random(4))
-    assert not np.array_equal(seeding.generator(5, "sampling", 0).random(4), seeding.generator(5, "sampling", 1).random(4))
+    assert not np.array_equal(
+        seeding.generator(5, "sampling", 0).random(4), seeding.generator(5, "sampling", 1).random(4)
+    )
 
 
 def test_integer_seed_range_and_stability():

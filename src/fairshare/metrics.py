@@ -1,8 +1,9 @@
 """Metrics shared by the training papers: fairness across tasks (multi-model FL) and reward fairness (Aequa)."""
+
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -58,12 +59,16 @@ def collaboration_gain_spread(reward_acc: Sequence[float], standalone_acc: Seque
     return float(np.std(collaboration_gains(reward_acc, standalone_acc), ddof=ddof))
 
 
-def individual_rationality(reward_acc: Sequence[float], standalone_acc: Sequence[float], tol: float = 0.0) -> np.ndarray:
+def individual_rationality(
+    reward_acc: Sequence[float], standalone_acc: Sequence[float], tol: float = 0.0
+) -> np.ndarray:
     """Per client: the reward is at least as good as training alone."""
     return collaboration_gains(reward_acc, standalone_acc) >= -tol
 
 
-def incentivized_participation_rate(reward_acc: Sequence[float], standalone_acc: Sequence[float], tol: float = 0.0) -> float:
+def incentivized_participation_rate(
+    reward_acc: Sequence[float], standalone_acc: Sequence[float], tol: float = 0.0
+) -> float:
     """IPR (Cho et al. 2022): fraction of clients whose reward is at least their standalone accuracy."""
     return float(np.mean(individual_rationality(reward_acc, standalone_acc, tol)))
 

@@ -91,7 +91,10 @@ def mark_smoke(card: pd.DataFrame) -> pd.DataFrame:
     """The scorecard of a smoke run (stand-in data): every row's status becomes "smoke: plumbing only", the computed
     verdict moves into the note, so no stand-in number can be read as a reproduction."""
     out = card.copy()
-    out["note"] = [f"computed on stand-in data: {status}" + (f"; {note}" if note else "") for status, note in zip(out["status"], out["note"])]
+    out["note"] = [
+        f"computed on stand-in data: {status}" + (f"; {note}" if note else "")
+        for status, note in zip(out["status"], out["note"])
+    ]
     out["status"] = SMOKE
     return out
 

@@ -4,6 +4,7 @@ Streams are addressed by name (``"partition"``, ``"init"``, ``"sampling"``, ``"d
 integer keys (seed index, client id, round). The derivation hashes the name into the spawn key, so adding a new
 stream never shifts the numbers of an existing one, and the result does not depend on call order.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """Each partition scheme's defining property, on real labels (digits, Fashion-MNIST)."""
+
 from __future__ import annotations
 
 import json
@@ -100,13 +101,16 @@ def test_label_range_parties_overlap_as_specified(fashion_labels):
     assert np.isin(part.client_indices[0], part.client_indices[2]).all()  # [0] is a subset of [0-3]
 
 
-@pytest.mark.parametrize("spec", [
-    {"scheme": "homogeneous", "clients": 5},
-    {"scheme": "dirichlet", "clients": 5, "alpha": 0.5},
-    {"scheme": "quantity_skew", "clients": 5, "share": 0.3, "n_large": 1},
-    {"scheme": "label_skew", "clients": 5, "classes_per_client": 2},
-    {"scheme": "mmfl_noniid", "clients": 5, "size_range": [30, 40], "class_ratio": 0.3},
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"scheme": "homogeneous", "clients": 5},
+        {"scheme": "dirichlet", "clients": 5, "alpha": 0.5},
+        {"scheme": "quantity_skew", "clients": 5, "share": 0.3, "n_large": 1},
+        {"scheme": "label_skew", "clients": 5, "classes_per_client": 2},
+        {"scheme": "mmfl_noniid", "clients": 5, "size_range": [30, 40], "class_ratio": 0.3},
+    ],
+)
 def test_same_seed_same_bytes_other_seed_differs(digits_labels, spec):
     def draw(seed):
         part = P.make_partition(digits_labels, spec, seeding.generator(seed, "partition"))

@@ -1,4 +1,5 @@
 """Writer partitions (Aequa's FEMNIST stand-in and real writer ids) and the LEAF FEMNIST loader, on generated data."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,11 @@ def test_writer_partition_is_disjoint_complete_heavy_tailed_and_deterministic():
     assert sizes.min() >= 10 and sizes.max() > 4 * np.median(sizes)  # a few large writers, many small ones
     mix = part.counts / part.counts.sum(1, keepdims=True)
     assert np.median(mix.max(1)) > 0.3  # Dirichlet(0.5) label mixes are skewed (uniform would be ~0.1)
-    again = make_partition(labels, {"scheme": "writers", "clients": 100, "size_sigma": 1.0, "alpha": 0.5, "min_size": 10},
-                           np.random.default_rng(1))
+    again = make_partition(
+        labels,
+        {"scheme": "writers", "clients": 100, "size_sigma": 1.0, "alpha": 0.5, "min_size": 10},
+        np.random.default_rng(1),
+    )
     assert all(np.array_equal(a, b) for a, b in zip(part.client_indices, again.client_indices))
 
 
@@ -66,7 +70,10 @@ def _write_leaf(root, users_per_file):
     for split in ("train", "test"):
         (root / split).mkdir(parents=True)
         for f, users in enumerate(users_per_file):
-            data = {u: {"x": rng.random((n, 784)).round(3).tolist(), "y": rng.integers(0, 62, n).tolist()} for u, n in users.items()}
+            data = {
+                u: {"x": rng.random((n, 784)).round(3).tolist(), "y": rng.integers(0, 62, n).tolist()}
+                for u, n in users.items()
+            }
             blob = {"users": list(users), "num_samples": list(users.values()), "user_data": data}
             (root / split / f"all_data_{f}.json").write_text(json.dumps(blob))
             if split == "train":
@@ -79,7 +86,9 @@ def test_leaf_loader_reads_arrays_and_writer_ids(tmp_path):
     ds, w_train, w_test = load_femnist(tmp_path)
     assert ds.x_train.shape == (9, 1, 28, 28) and ds.x_train.dtype == np.uint8 and ds.n_classes == 62
     assert ds.y_train.dtype == np.int64 and ds.y_train.tolist() == y_train
-    assert w_train.tolist() == [0, 0, 0, 1, 1, 2, 2, 2, 2] and w_test.tolist() == w_train.tolist() and len(ds.y_test) == 9
+    assert (
+        w_train.tolist() == [0, 0, 0, 1, 1, 2, 2, 2, 2] and w_test.tolist() == w_train.tolist() and len(ds.y_test) == 9
+    )
     first = json.loads((tmp_path / "train" / "all_data_0.json").read_text())["user_data"]["f0001"]["x"][0]
     assert np.array_equal(ds.x_train[0, 0].ravel(), np.round(np.asarray(first, np.float32) * 255).astype(np.uint8))
 

@@ -1,4 +1,5 @@
 """Fixtures shared by the training tests: one torch thread, and scikit-learn digits as image tensors."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,4 +21,6 @@ def digits_tensors() -> tuple[torch.Tensor, torch.Tensor]:
     from sklearn.datasets import load_digits
 
     d = load_digits()
-    return torch.as_tensor(d.images[:, None] / 8.0 - 1.0, dtype=torch.float32), torch.as_tensor(d.target, dtype=torch.long)
+    return torch.as_tensor(d.images[:, None] / 8.0 - 1.0, dtype=torch.float32), torch.as_tensor(
+        d.target, dtype=torch.long
+    )

@@ -1,4 +1,5 @@
 """Datasets (registry, local mirrors, checksums, tensor cache) and client partitions."""
+
 from fairshare.data.datasets import DATASETS, ArrayDataset, DatasetUnavailableError, load_dataset
 
 __all__ = ["DATASETS", "ArrayDataset", "DatasetUnavailableError", "load_dataset"]

@@ -8,6 +8,7 @@ The paper keeps "more than 800 thousand" images and thousands of writers, i.e. a
 LEAF's non-iid sampling keeps whole writers until the sampled fraction is reached, so a smaller ``--sf`` keeps
 only that fraction of the ~3,550 writers.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,11 +19,13 @@ import numpy as np
 from fairshare.data.datasets import ArrayDataset, DatasetUnavailableError
 
 N_CLASSES = 62  # digits, upper- and lower-case letters
-HOW_TO_GET = ("FEMNIST needs a download, so only the paper profile uses it (the other profiles use the `writers` "
-              "partition of an offline dataset): clone https://github.com/TalwalkarLab/leaf, run "
-              "`./preprocess.sh -s niid --sf 1.0 -k 0 -t sample` in leaf/data/femnist (a smaller --sf keeps fewer "
-              "writers), and point the config key aequa.scale.femnist_leaf_dir at its data/ folder (the one holding "
-              "train/ and test/)")
+HOW_TO_GET = (
+    "FEMNIST needs a download, so only the paper profile uses it (the other profiles use the `writers` "
+    "partition of an offline dataset): clone https://github.com/TalwalkarLab/leaf, run "
+    "`./preprocess.sh -s niid --sf 1.0 -k 0 -t sample` in leaf/data/femnist (a smaller --sf keeps fewer "
+    "writers), and point the config key aequa.scale.femnist_leaf_dir at its data/ folder (the one holding "
+    "train/ and test/)"
+)
 
 
 def _read_split(folder: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -39,12 +42,16 @@ def _read_split(folder: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
                 pixels = np.asarray(data["x"], dtype=np.float32).reshape(-1, 1, 28, 28)
                 labels = np.asarray(data["y"], dtype=np.int64)
                 if len(labels) != len(pixels) or (len(labels) and not 0 <= labels.min() <= labels.max() < N_CLASSES):
-                    raise ValueError(f"writer {user}: {len(pixels)} images, {len(labels)} labels, labels must be in 0..{N_CLASSES - 1}")
+                    raise ValueError(
+                        f"writer {user}: {len(pixels)} images, {len(labels)} labels, labels must be in 0..{N_CLASSES - 1}"
+                    )
                 xs.append(np.round(np.clip(pixels, 0.0, 1.0) * 255).astype(np.uint8))  # the cache's image format
                 ys.append(labels)
                 writers += [user] * len(labels)
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise DatasetUnavailableError(f"FEMNIST: {path} is not a LEAF JSON file ({exc!r}); delete it and rerun LEAF's preprocessing") from None
+            raise DatasetUnavailableError(
+                f"FEMNIST: {path} is not a LEAF JSON file ({exc!r}); delete it and rerun LEAF's preprocessing"
+            ) from None
     if not writers:
         raise DatasetUnavailableError(f"FEMNIST: the LEAF JSON files in {folder} hold no samples. {HOW_TO_GET}")
     return np.concatenate(xs), np.concatenate(ys), writers
@@ -62,4 +69,8 @@ def load_femnist(leaf_dir: str | Path) -> tuple[ArrayDataset, np.ndarray, np.nda
     index = {name: i for i, name in enumerate(names)}
     classes = tuple(str(c) for c in range(N_CLASSES))
     ds = ArrayDataset("femnist", x_train, y_train, x_test, y_test, classes)
-    return ds, np.array([index[w] for w in w_train], dtype=np.int64), np.array([index[w] for w in w_test], dtype=np.int64)
+    return (
+        ds,
+        np.array([index[w] for w in w_train], dtype=np.int64),
+        np.array([index[w] for w in w_test], dtype=np.int64),
+    )

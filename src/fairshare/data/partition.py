@@ -17,10 +17,12 @@ count table. Schemes and their sources:
 - ``writers``: LEAF-like writer clients for data without writer ids (Aequa §6.6 stand-in for FEMNIST): log-normal
   client sizes and a Dirichlet label mix per writer. :func:`by_writer` makes one client per real writer id.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -56,13 +58,24 @@ class Partition:
         }
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Partition":
-        return cls(obj["scheme"], [np.asarray(ix, dtype=np.int64) for ix in obj["client_indices"]], np.asarray(obj["counts"], dtype=np.int64), obj.get("params", {}))
+    def from_json(cls, obj: dict[str, Any]) -> Partition:
+        return cls(
+            obj["scheme"],
+            [np.asarray(ix, dtype=np.int64) for ix in obj["client_indices"]],
+            np.asarray(obj["counts"], dtype=np.int64),
+            obj.get("params", {}),
+        )
 
 
-def _finish(scheme: str, labels: np.ndarray, parts: Sequence[Sequence[int] | np.ndarray], n_classes: int, params: dict) -> Partition:
+def _finish(
+    scheme: str, labels: np.ndarray, parts: Sequence[Sequence[int] | np.ndarray], n_classes: int, params: dict
+) -> Partition:
     indices = [np.sort(np.asarray(p, dtype=np.int64)) for p in parts]
-    counts = np.stack([np.bincount(labels[ix], minlength=n_classes) for ix in indices]) if indices else np.zeros((0, n_classes), int)
+    counts = (
+        np.stack([np.bincount(labels[ix], minlength=n_classes) for ix in indices])
+        if indices
+        else np.zeros((0, n_classes), int)
+    )
     return Partition(scheme, indices, counts.astype(np.int64), params)
 
 
@@ -82,7 +95,7 @@ def homogeneous(labels: np.ndarray, n_clients: int, rng: np.random.Generator) ->
         idx = rng.permutation(np.flatnonzero(labels == c))
         per = len(idx) // n_clients
         for i in range(n_clients):
-            parts[i].extend(idx[i * per:(i + 1) * per])
+            parts[i].extend(idx[i * per : (i + 1) * per])
     return _finish("homogeneous", labels, parts, k, {"clients": n_clients})
 
 
@@ -91,12 +104,21 @@ def iid(labels: np.ndarray, n_clients: int, rng: np.random.Generator) -> Partiti
     return _finish("iid", labels, np.array_split(rng.permutation(len(labels)), n_clients), k, {"clients": n_clients})
 
 
-def dirichlet(labels: np.ndarray, n_clients: int, alpha: float, rng: np.random.Generator, min_size: int = 10, max_tries: int = 1000) -> Partition:
+def dirichlet(
+    labels: np.ndarray,
+    n_clients: int,
+    alpha: float,
+    rng: np.random.Generator,
+    min_size: int = 10,
+    max_tries: int = 1000,
+) -> Partition:
     labels, k = _check(labels, n_clients)
     if alpha <= 0:
         raise PartitionError(f"Dirichlet alpha must be positive, got {alpha}")
     if min_size * n_clients > len(labels):
-        raise PartitionError(f"cannot give {n_clients} clients at least {min_size} samples each from {len(labels)} samples")
+        raise PartitionError(
+            f"cannot give {n_clients} clients at least {min_size} samples each from {len(labels)} samples"
+        )
     cap = len(labels) / n_clients
     for _ in range(max_tries):
         parts: list[list[int]] = [[] for _ in range(n_clients)]
@@ -110,20 +132,26 @@ def dirichlet(labels: np.ndarray, n_clients: int, alpha: float, rng: np.random.G
                 parts[i].extend(chunk)
         if min(len(p) for p in parts) >= min_size:
             return _finish("dirichlet", labels, parts, k, {"clients": n_clients, "alpha": alpha, "min_size": min_size})
-    raise PartitionError(f"Dirichlet(alpha={alpha}) failed to give every client {min_size} samples in {max_tries} draws; lower min_size or raise alpha")
+    raise PartitionError(
+        f"Dirichlet(alpha={alpha}) failed to give every client {min_size} samples in {max_tries} draws; lower min_size or raise alpha"
+    )
 
 
-def quantity_skew(labels: np.ndarray, n_clients: int, share: float, n_large: int, rng: np.random.Generator) -> Partition:
+def quantity_skew(
+    labels: np.ndarray, n_clients: int, share: float, n_large: int, rng: np.random.Generator
+) -> Partition:
     labels, k = _check(labels, n_clients)
     if not 0 < share * n_large < 1 or n_large >= n_clients:
-        raise PartitionError(f"quantity skew needs n_large < clients and 0 < share*n_large < 1 (got share={share}, n_large={n_large}, clients={n_clients})")
+        raise PartitionError(
+            f"quantity skew needs n_large < clients and 0 < share*n_large < 1 (got share={share}, n_large={n_large}, clients={n_clients})"
+        )
     parts: list[list[int]] = [[] for _ in range(n_clients)]
     for c in range(k):
         idx = rng.permutation(np.flatnonzero(labels == c))
         big = int(share * len(idx))
         for i in range(n_large):
-            parts[i].extend(idx[i * big:(i + 1) * big])
-        for i, chunk in enumerate(np.array_split(idx[n_large * big:], n_clients - n_large)):
+            parts[i].extend(idx[i * big : (i + 1) * big])
+        for i, chunk in enumerate(np.array_split(idx[n_large * big :], n_clients - n_large)):
             parts[n_large + i].extend(chunk)
     return _finish("quantity_skew", labels, parts, k, {"clients": n_clients, "share": share, "n_large": n_large})
 
@@ -146,7 +174,9 @@ def label_skew(labels: np.ndarray, n_clients: int, classes_per_client: int, rng:
     return _finish("label_skew", labels, parts, k, {"clients": n_clients, "classes_per_client": classes_per_client})
 
 
-def _round_robin(pools: dict[int, list[int]], cursor: dict[int, int], classes: Sequence[int], start: int, size: int) -> list[int]:
+def _round_robin(
+    pools: dict[int, list[int]], cursor: dict[int, int], classes: Sequence[int], start: int, size: int
+) -> list[int]:
     taken = []
     order = list(classes)
     j = start
@@ -160,7 +190,9 @@ def _round_robin(pools: dict[int, list[int]], cursor: dict[int, int], classes: S
     return taken
 
 
-def _mmfl(labels: np.ndarray, n_clients: int, size_range: Sequence[int], rng: np.random.Generator, class_ratio: float | None) -> Partition:
+def _mmfl(
+    labels: np.ndarray, n_clients: int, size_range: Sequence[int], rng: np.random.Generator, class_ratio: float | None
+) -> Partition:
     labels, k = _check(labels, n_clients)
     lo, hi = size_range
     if lo > hi:
@@ -188,7 +220,9 @@ def mmfl_iid(labels: np.ndarray, n_clients: int, size_range: Sequence[int], rng:
     return _mmfl(labels, n_clients, size_range, rng, None)
 
 
-def mmfl_noniid(labels: np.ndarray, n_clients: int, size_range: Sequence[int], class_ratio: float, rng: np.random.Generator) -> Partition:
+def mmfl_noniid(
+    labels: np.ndarray, n_clients: int, size_range: Sequence[int], class_ratio: float, rng: np.random.Generator
+) -> Partition:
     return _mmfl(labels, n_clients, size_range, rng, class_ratio)
 
 
@@ -201,8 +235,15 @@ def label_range(labels: np.ndarray, ranges: Sequence[Sequence[int]]) -> Partitio
     return _finish("label_range", labels, parts, k, {"label_ranges": [list(r) for r in ranges]})
 
 
-def writers(labels: np.ndarray, n_clients: int, rng: np.random.Generator, *, size_sigma: float = 1.0, alpha: float = 0.5,
-            min_size: int = 10) -> Partition:
+def writers(
+    labels: np.ndarray,
+    n_clients: int,
+    rng: np.random.Generator,
+    *,
+    size_sigma: float = 1.0,
+    alpha: float = 0.5,
+    min_size: int = 10,
+) -> Partition:
     """Writer-like clients for data without writer ids (spec §4.1, §4.7 E8; a stand-in for offline profiles).
 
     LEAF's FEMNIST writers come from NIST SD19's form metadata, which other datasets lack, so every parameter here
@@ -218,13 +259,19 @@ def writers(labels: np.ndarray, n_clients: int, rng: np.random.Generator, *, siz
     """
     labels, k = _check(labels, n_clients)
     if size_sigma < 0 or alpha <= 0 or min_size < 1:
-        raise PartitionError(f"writers needs size_sigma >= 0, alpha > 0, min_size >= 1 (got {size_sigma}, {alpha}, {min_size})")
+        raise PartitionError(
+            f"writers needs size_sigma >= 0, alpha > 0, min_size >= 1 (got {size_sigma}, {alpha}, {min_size})"
+        )
     if len(labels) < n_clients * min_size:
-        raise PartitionError(f"not enough data: {n_clients} writers x {min_size} samples need {n_clients * min_size}, have {len(labels)}")
+        raise PartitionError(
+            f"not enough data: {n_clients} writers x {min_size} samples need {n_clients * min_size}, have {len(labels)}"
+        )
     share = rng.lognormal(0.0, size_sigma, n_clients)
     extra = len(labels) - n_clients * min_size
     sizes = min_size + np.floor(extra * share / share.sum()).astype(int)
-    sizes[np.argsort(-share)[: len(labels) - sizes.sum()]] += 1  # hand out the rounding remainder to the largest writers
+    sizes[np.argsort(-share)[: len(labels) - sizes.sum()]] += (
+        1  # hand out the rounding remainder to the largest writers
+    )
     pools = [list(rng.permutation(np.flatnonzero(labels == c))) for c in range(k)]
     left = np.array([len(p) for p in pools])
     parts = []
@@ -236,14 +283,26 @@ def writers(labels: np.ndarray, n_clients: int, rng: np.random.Generator, *, siz
             weights = weights / weights.sum() if weights.sum() > 0 else (left > 0) / (left > 0).sum()
             draw = np.minimum(rng.multinomial(size - len(mine), weights), left)
             for c in np.flatnonzero(draw):
-                mine += pools[c][len(pools[c]) - left[c]: len(pools[c]) - left[c] + draw[c]]
+                mine += pools[c][len(pools[c]) - left[c] : len(pools[c]) - left[c] + draw[c]]
                 left[c] -= draw[c]
         parts.append(np.sort(np.asarray(mine, dtype=np.int64)))
-    return _finish("writers", labels, parts, k, {"clients": n_clients, "size_sigma": size_sigma, "alpha": alpha, "min_size": min_size})
+    return _finish(
+        "writers",
+        labels,
+        parts,
+        k,
+        {"clients": n_clients, "size_sigma": size_sigma, "alpha": alpha, "min_size": min_size},
+    )
 
 
-def by_writer(labels: np.ndarray, writer_ids: np.ndarray, *, min_size: int = 1, max_clients: int | None = None,
-              rng: np.random.Generator | None = None) -> Partition:
+def by_writer(
+    labels: np.ndarray,
+    writer_ids: np.ndarray,
+    *,
+    min_size: int = 1,
+    max_clients: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> Partition:
     """One client per real writer (LEAF FEMNIST, spec §4.1) holding at least ``min_size`` samples; with
     ``max_clients``, a random subset of them (needs ``rng``). Clients are ordered by writer id; ``params['writers']``
     lists the id of each."""
@@ -260,7 +319,9 @@ def by_writer(labels: np.ndarray, writer_ids: np.ndarray, *, min_size: int = 1, 
     if len(kept) == 0:
         raise PartitionError(f"no writer has {min_size} or more samples")
     parts = [np.flatnonzero(writer_ids == w) for w in kept]
-    return _finish("by_writer", labels, parts, k, {"min_size": min_size, "max_clients": max_clients, "writers": kept.tolist()})
+    return _finish(
+        "by_writer", labels, parts, k, {"min_size": min_size, "max_clients": max_clients, "writers": kept.tolist()}
+    )
 
 
 def make_partition(labels: np.ndarray, spec: dict[str, Any], rng: np.random.Generator) -> Partition:
@@ -283,5 +344,12 @@ def make_partition(labels: np.ndarray, spec: dict[str, Any], rng: np.random.Gene
     if scheme == "label_range":
         return label_range(labels, spec["label_ranges"])
     if scheme == "writers":
-        return writers(labels, n, rng, size_sigma=spec.get("size_sigma", 1.0), alpha=spec.get("alpha", 0.5), min_size=spec.get("min_size", 10))
+        return writers(
+            labels,
+            n,
+            rng,
+            size_sigma=spec.get("size_sigma", 1.0),
+            alpha=spec.get("alpha", 0.5),
+            min_size=spec.get("min_size", 10),
+        )
     raise PartitionError(f"unknown partition scheme '{scheme}'")
