@@ -332,3 +332,59 @@ def test_offline_fallback_only_when_unavailable(tmp_path):
     assert (
         D.resolve_dataset("svhn", allow_download=False, **kwargs) == "svhn"
     )  # no fallback: the rule will fail clearly
+
+
+def _md5_bytes(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.md5(data).hexdigest()
+
+
+def test_cifar_mirror_archive_is_verified_and_unpacked_without_network(tmp_path, monkeypatch):
+    """A tiny stand-in CIFAR-10 archive (torchvision's checksums patched to match it) goes mirror -> raw -> arrays."""
+    import io
+    import pickle
+    import tarfile
+
+    import torchvision.datasets as tvd
+    import torchvision.datasets.utils as tv_utils
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the mirror path must not download")
+
+    monkeypatch.setattr(tv_utils, "_urlretrieve", no_network)
+    monkeypatch.setattr(tv_utils, "_get_redirect_url", no_network)
+    rng = np.random.default_rng(0)
+    members = {
+        f"data_batch_{i}": {"data": rng.integers(0, 256, (2, 3072), dtype=np.uint8), "labels": [i % 10, 3]}
+        for i in range(1, 6)
+    }
+    members["test_batch"] = {"data": rng.integers(0, 256, (2, 3072), dtype=np.uint8), "labels": [7, 9]}
+    members["batches.meta"] = {"label_names": [f"class{c}" for c in range(10)]}
+    blobs = {name: pickle.dumps(entry) for name, entry in members.items()}
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+        for name, blob in blobs.items():
+            info = tarfile.TarInfo(f"cifar-10-batches-py/{name}")
+            info.size = len(blob)
+            tar.addfile(info, io.BytesIO(blob))
+    mirror = tmp_path / "mirror" / "cifar10"
+    mirror.mkdir(parents=True)
+    (mirror / "cifar-10-python.tar.gz").write_bytes(archive.getvalue())
+    monkeypatch.setattr(tvd.CIFAR10, "tgz_md5", _md5_bytes(archive.getvalue()))
+    monkeypatch.setattr(
+        tvd.CIFAR10, "train_list", [[f"data_batch_{i}", _md5_bytes(blobs[f"data_batch_{i}"])] for i in range(1, 6)]
+    )
+    monkeypatch.setattr(tvd.CIFAR10, "test_list", [["test_batch", _md5_bytes(blobs["test_batch"])]])
+    monkeypatch.setattr(
+        tvd.CIFAR10,
+        "meta",
+        {"filename": "batches.meta", "key": "label_names", "md5": _md5_bytes(blobs["batches.meta"])},
+    )
+
+    ds = D.build_dataset("cifar10", raw_dir=tmp_path / "raw", mirrors=[mirror])
+    assert ds.x_train.shape == (10, 3, 32, 32) and ds.y_test.tolist() == [7, 9] and ds.n_classes == 10
+    batch = tmp_path / "raw" / "cifar10" / "cifar-10-batches-py" / "test_batch"
+    batch.write_bytes(batch.read_bytes()[:-1])  # a truncated extracted file is corrupted, not missing
+    with pytest.raises(D.DatasetUnavailableError, match="test_batch of 'cifar10' is corrupted"):
+        D.fetch_raw("cifar10", tmp_path / "raw", mirrors=[mirror])

@@ -98,7 +98,7 @@ class TorchvisionSpec:
     kwargs_train: dict
     kwargs_test: dict
 
-    def torchvision_class(self):
+    def torchvision_class(self) -> type:
         import torchvision.datasets as tvd
 
         return getattr(tvd, self.cls_name)
