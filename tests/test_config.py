@@ -213,3 +213,12 @@ def test_snakemake_sources_follow_snakemake_order(tmp_path, monkeypatch):
     # Snakemake lists --configfile files (absolute) first and appends the Snakefile's configfile; the latter is merged first.
     sources = config_sources([cli, "config/config.yaml"], [cli], {"seed": 4})
     assert [label for label, _ in sources] == ["config/config.yaml", str(cli), "--config"]
+
+
+def test_sst_is_a_dataset_for_settings_but_has_no_offline_fallback(default_config):
+    cfg = validate_config(copy.deepcopy(default_config))
+    cfg["aequa"]["models"]["sst"] = "aequa_mlp"  # SST-5 is cached by the data rule (fairshare.data.sst)
+    validate_config(cfg)
+    cfg["data"]["offline_fallback"]["sst"] = "synthetic"  # only registry datasets are looked for offline
+    with pytest.raises(ConfigError, match="'data.offline_fallback.sst': 'sst' is not a dataset"):
+        validate_config(cfg)

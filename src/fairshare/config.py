@@ -114,28 +114,28 @@ def _reference(path: KeyPath, value: Any, allowed: Sequence[str], what: str) -> 
     return ConfigError(f"config key '{_dotted(path)}': {_short(value)} is not {what}; allowed names: {names}", path)
 
 
-def _per_dataset_maps(cfg: Mapping[str, Any]) -> Iterator[tuple[KeyPath, Mapping[str, Any], bool]]:
-    """(path, mapping, whether 'default' is allowed) of every setting given per dataset."""
+def _per_dataset_maps(cfg: Mapping[str, Any]) -> Iterator[tuple[KeyPath, Mapping[str, Any], list[str]]]:
+    """(path, mapping, allowed keys) of every setting given per dataset."""
+    from fairshare.data.datasets import CACHEABLE, DATASETS
+
     a, m = cfg["aequa"], cfg["mmfl"]
-    yield ("data", "offline_fallback"), cfg["data"]["offline_fallback"], False
-    yield ("mmfl", "models"), m["models"], False
-    yield ("mmfl", "weight_decay"), m["weight_decay"], True
+    with_default = [*CACHEABLE, "default"]
+    yield ("data", "offline_fallback"), cfg["data"]["offline_fallback"], list(DATASETS)  # the registry's datasets
+    yield ("mmfl", "models"), m["models"], list(CACHEABLE)
+    yield ("mmfl", "weight_decay"), m["weight_decay"], with_default
     for key in ("models", "max_train_samples", "max_features", "p_min", "p_min_ablation"):
-        yield ("aequa", key), a[key], True
-    yield ("aequa", "train", "rounds"), a["train"]["rounds"], True
-    yield ("aequa", "train", "weight_decay"), a["train"]["weight_decay"], True
-    yield ("aequa", "cgsv", "gamma"), a["cgsv"]["gamma"], True
+        yield ("aequa", key), a[key], with_default
+    yield ("aequa", "train", "rounds"), a["train"]["rounds"], with_default
+    yield ("aequa", "train", "weight_decay"), a["train"]["weight_decay"], with_default
+    yield ("aequa", "cgsv", "gamma"), a["cgsv"]["gamma"], with_default
     for i, p in enumerate(a["partitions"]):
-        yield (
-            ("aequa", "partitions", i, "classes_per_client_overrides"),
-            p.get("classes_per_client_overrides", {}),
-            False,
-        )
+        overrides = p.get("classes_per_client_overrides", {})
+        yield ("aequa", "partitions", i, "classes_per_client_overrides"), overrides, list(CACHEABLE)
 
 
 def _reference_errors(cfg: Mapping[str, Any]) -> Iterator[ConfigError]:
     """Every key that names a config entry or a dataset that does not exist (after defaults are filled in)."""
-    from fairshare.data.datasets import DATASETS
+    from fairshare.data.datasets import CACHEABLE
 
     a, m = cfg["aequa"], cfg["mmfl"]
 
@@ -152,8 +152,7 @@ def _reference_errors(cfg: Mapping[str, Any]) -> Iterator[ConfigError]:
                     (*path, i, "name"),
                 )
 
-    for path, mapping, default in _per_dataset_maps(cfg):
-        allowed = [*DATASETS, "default"] if default else list(DATASETS)
+    for path, mapping, allowed in _per_dataset_maps(cfg):
         for key in mapping if isinstance(mapping, Mapping) else ():
             if key not in allowed:
                 yield _reference((*path, key), key, allowed, "a dataset")
@@ -181,10 +180,10 @@ def _reference_errors(cfg: Mapping[str, Any]) -> Iterator[ConfigError]:
             yield _reference(("aequa", "table9_datasets", i), d, a["datasets"], "one of aequa.datasets")
     for block in ("participation", "training_time"):
         for i, d in enumerate(a[block]["datasets"]):
-            if d not in DATASETS:
-                yield _reference(("aequa", block, "datasets", i), d, DATASETS, "a dataset")
-    if a["scale"]["dataset"] not in (*DATASETS, "femnist"):
-        yield _reference(("aequa", "scale", "dataset"), a["scale"]["dataset"], [*DATASETS, "femnist"], "a dataset")
+            if d not in CACHEABLE:
+                yield _reference(("aequa", block, "datasets", i), d, CACHEABLE, "a dataset")
+    if a["scale"]["dataset"] not in (*CACHEABLE, "femnist"):
+        yield _reference(("aequa", "scale", "dataset"), a["scale"]["dataset"], [*CACHEABLE, "femnist"], "a dataset")
 
     # Multi-model FL: experiments named by the tables and figures.
     experiments = [e["name"] for e in m["experiments"]]

@@ -1,6 +1,6 @@
 # Datasets (fetch + cache) and the configured partitions.
 from fairshare.config import dataset_mirrors
-from fairshare.data.datasets import DATASETS, resolve_dataset
+from fairshare.data.datasets import CACHEABLE, resolve_dataset
 
 PROCESSED = config["data"]["processed_dir"]
 # Paper rule files add the datasets they train on, so `snakemake raw_data` fetches everything the run needs.
@@ -48,7 +48,7 @@ rule dataset:
     log:
         "logs/data/dataset_{dataset}.log",
     wildcard_constraints:
-        dataset="|".join(DATASETS + ("sst",)),
+        dataset="|".join(CACHEABLE),
     params:
         content=lambda w: dataset_content(w.dataset),
         # A params function that takes `output` is not compared for reruns (Snakemake treats it as derived from the

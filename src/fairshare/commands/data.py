@@ -20,7 +20,7 @@ HELP = "datasets and partitions"
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("build", help="fetch (mirror/download, checksum-verified) and cache one dataset as .npz")
-    p.add_argument("name", choices=datasets.DATASETS + ("sst",))
+    p.add_argument("name", choices=datasets.CACHEABLE)
     p.add_argument("--output", required=True)
     cfg_argument(p)
     p.set_defaults(func=build)

@@ -161,6 +161,8 @@ TORCHVISION = {
 
 OFFLINE = ("digits", "synthetic")
 DATASETS: tuple[str, ...] = tuple(TORCHVISION) + OFFLINE
+# Every dataset the data rule can cache: SST-5 is built by fairshare.data.sst, outside this registry.
+CACHEABLE: tuple[str, ...] = (*DATASETS, "sst")
 
 
 def _md5(path: Path) -> str:
