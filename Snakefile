@@ -30,3 +30,4 @@ rule all:
     input:
         manifest_outputs(),
         "results/report.html",
+        dataset_caches(),

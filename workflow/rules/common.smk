@@ -7,15 +7,15 @@ import shlex
 import sys
 
 import yaml
-from snakemake.exceptions import WorkflowError
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from fairshare.config import ConfigError, validate_config  # noqa: E402
+from fairshare.config import ConfigError, config_sources, validate_config  # noqa: E402
 
 try:
-    _validated = validate_config(config)
+    _sources = config_sources(workflow.configfiles, workflow.overwrite_configfiles, workflow.config_settings.config)
+    _validated = validate_config(config, sources=_sources)
 except ConfigError as _err:
-    raise WorkflowError(f"invalid config: {_err}") from None
+    sys.exit(f"invalid config: {_err}")
 config.clear()
 config.update(_validated)
 
