@@ -51,6 +51,7 @@ def test_dry_run_lists_every_manifest_target(tmp_path):
     summary = _run(["--cores", "1", "--configfile", "config/test.yaml", "--detailed-summary"], wd)
     assert summary.returncode == 0, summary.stderr[-3000:]
     for target in _manifest_outputs():
+        target = "results/metrics/test/summary.json" if target == "metrics/summary.json" else target
         assert target in summary.stdout, f"{target} is not produced by any rule"
 
 
@@ -113,3 +114,22 @@ def test_paper_profile_builds_its_whole_dag(tmp_path):
         and counts.get("mmfl_run", 0) > 0
         and counts.get("payoff_flows_valuate") == 31
     )
+
+
+def _planned_resources(text: str, rule: str) -> dict[str, str]:
+    """The `resources:` line of the first planned job of ``rule`` in a dry run's output."""
+    block = text.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0]
+    line = next(row for row in block.splitlines() if row.strip().startswith("resources:"))
+    return dict(item.strip().split("=", 1) for item in line.split(":", 1)[1].split(","))
+
+
+def test_slurm_profile_plans_the_paper_profile_with_per_rule_resources(tmp_path):
+    pytest.importorskip("snakemake_executor_plugin_slurm", reason="install the cluster extra: uv sync --extra slurm")
+    wd = _workflow_copy(tmp_path)
+    out = _run(["-n", "--profile", "profiles/slurm", "--configfile", "config/paper.yaml"], wd)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    gpu = _planned_resources(out.stdout, "mmfl_run")
+    assert gpu["slurm_partition"] == "gpu" and gpu["gpu"] == "1" and int(gpu["mem_mb"]) >= 32000
+    assert int(gpu["runtime"]) >= 240
+    cpu = _planned_resources(out.stdout, "model_sharing_claims")
+    assert cpu["slurm_partition"] == "cpu" and "gpu" not in cpu and int(cpu["runtime"]) <= 60
