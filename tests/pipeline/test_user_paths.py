@@ -27,7 +27,9 @@ UV_STAND_IN = """#!/bin/sh
 # `uv run --frozen CMD ...` runs CMD as a module of this environment's Python.
 case "$1" in
   sync) exit 0 ;;
-  run) shift; [ "$1" = "--frozen" ] && shift; cmd="$1"; shift; exec "{python}" -m "$cmd" "$@" ;;
+  run) shift; [ "$1" = "--frozen" ] && shift; cmd="$1"; shift
+       if [ "$cmd" = python ]; then exec "{python}" "$@"; fi
+       exec "{python}" -m "$cmd" "$@" ;;
 esac
 exit 2
 """
@@ -41,7 +43,8 @@ def _run_script(wd: Path, tmp_path: Path, *args: str, timeout: int = 1200) -> su
     bin_dir.mkdir(exist_ok=True)
     (bin_dir / "uv").write_text(UV_STAND_IN.format(python=sys.executable))
     (bin_dir / "uv").chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    # HOME points away from a real uv in ~/.local/bin, which ./run puts first on PATH.
+    env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     return subprocess.run(
         ["./run", "pipeline", *args], cwd=wd, env=env, capture_output=True, text=True, timeout=timeout
     )
