@@ -169,13 +169,16 @@ def test_dvc_push_then_pull_into_a_fresh_clone(test_profile_run, tmp_path):
     dvc_yaml = (
         (repo / "dvc.yaml")
         .read_text()
-        .replace("snakemake --cores all", "snakemake --cores all --configfile config/test.yaml")
+        .replace("snakemake --cores all", "snakemake --configfile config/test.yaml --cores all")
     )
     (repo / "dvc.yaml").write_text(dvc_yaml)
     remote = tmp_path / "remote"
 
+    # The stages call `snakemake`, as a user's activated environment provides it.
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
     def sh(*cmd: str, cwd: Path = repo) -> str:
-        out = subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, timeout=600)
+        out = subprocess.run(list(cmd), cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
         assert out.returncode == 0, f"{' '.join(cmd)}: {(out.stdout + out.stderr)[-3000:]}"
         return out.stdout + out.stderr
 
