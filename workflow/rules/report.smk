@@ -92,7 +92,7 @@ rule html_report:
     """The Snakemake HTML report of this run (every manifest artifact with its caption), as a rule output: a run
     killed while writing it leaves it incomplete, and the next run rebuilds it."""
     input:
-        rules.scorecard.output,
+        scorecard=rules.scorecard.output.csv,
     output:
         "results/report.html",
     log:
@@ -100,4 +100,4 @@ rule html_report:
     params:
         configfiles=lambda w: " ".join(f"--configfile {shlex.quote(str(f))}" for f in workflow.overwrite_configfiles),
     shell:
-        "snakemake {input[0]} --nolock --report {output} {params.configfiles} > {log} 2>&1"
+        "snakemake {input.scorecard} --nolock --report {output} {params.configfiles} > {log} 2>&1"
