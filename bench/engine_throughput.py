@@ -7,7 +7,7 @@ each is reported (on a shared machine, other jobs only ever slow a run down). Pr
 each executor and client count, and last the ratio at the last client count.
 
 Usage: python bench/engine_throughput.py [--clients 20 120] [--device auto|cpu|cuda] [--epochs 1] [--repeats 2]
-                                         [--chunk N] [--amp] [--vectorize auto|on|off]
+                                         [--chunk N] [--precision fp32|bf16] [--amp] [--vectorize auto|on|off]
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=None, help="clients stacked at once by the batched executor")
+    parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32", help="TrainSettings.precision")
     parser.add_argument("--amp", action="store_true", help="bfloat16 autocast (CUDA only)")
     parser.add_argument(
         "--vectorize",
@@ -63,7 +64,9 @@ def main() -> None:
     torch.manual_seed(0)
     model = build_model("mnist_cnn", (1, 28, 28), 10).to(device)
     params = {k: v.clone() for k, v in model.state_dict().items()}
-    settings = TrainSettings(epochs=args.epochs, batch_size=32, lr=0.01, momentum=0.9, weight_decay=1e-3)
+    settings = TrainSettings(
+        epochs=args.epochs, batch_size=32, lr=0.01, momentum=0.9, weight_decay=1e-3, precision=args.precision
+    )
     rng = np.random.default_rng(0)
     threads = f", {torch.get_num_threads()} threads" if device.type == "cpu" else ""
     vectorize = {"auto": None, "on": True, "off": False}[args.vectorize]
@@ -86,7 +89,8 @@ def main() -> None:
                 )
         ratio = best["sequential"] / best["batched"]
         print(
-            f"{k:4d} clients on {device}{threads}: sequential {samples / best['sequential']:9.0f} client-samples/s   "
+            f"{k:4d} clients on {device}{threads}, {args.precision}: "
+            f"sequential {samples / best['sequential']:9.0f} client-samples/s   "
             f"batched {samples / best['batched']:9.0f} client-samples/s   ({ratio:.2f}x)",
             flush=True,
         )

@@ -257,3 +257,114 @@ def test_step_count_is_the_number_of_planned_batches():
         (10, TrainSettings(3, 4, 0.1, drop_last=True)),
     ):
         assert step_count(n, settings) == len(batch_plan(n, settings, np.random.default_rng(0)))
+
+
+# ------------------------------------------------------------------------------------------- precision and kernels
+def _all_executors(model, clients, settings, start):
+    runs = {"sequential": _train(model, clients, settings, "sequential", start)}
+    for vectorize in (True, False):
+        runs[f"batched-{vectorize}"] = _train(model, clients, settings, "batched", start, vectorize=vectorize)
+    return runs
+
+
+@pytest.mark.parametrize("name, options", [("mnist_cnn", {"faithful": True}), ("small_cnn", {}), ("mlp", {})])
+def test_bf16_is_deterministic_on_cpu(name, options):
+    """Same inputs, same bits, run to run, in every executor; evaluation too."""
+    shape = (20,) if name == "mlp" else (1, 16, 16)  # 16x16: the CPU kernels apply (fairshare.learning.kernels)
+    torch.manual_seed(7)
+    model = build_model(name, shape, 10, **options)
+    clients = _clients(shape, SIZES, masks=True, seed=8)
+    settings = TrainSettings(2, 8, 0.05, 0.9, 1e-3, absent_class_fill=0.0, precision="bf16")
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    first, second = (_all_executors(model, clients, settings, start) for _ in range(2))
+    for executor, states in first.items():
+        assert all(torch.equal(a[k], b[k]) for a, b in zip(states, second[executor]) for k in a), executor
+    x, y = clients[0].x, clients[0].y
+    assert evaluate(model, first["sequential"][0], x, y, precision="bf16") == evaluate(
+        model, first["sequential"][0], x, y, precision="bf16"
+    )
+
+
+def test_bf16_gives_fp32_results_of_the_same_shape_and_meaning():
+    """bf16 changes arithmetic, not semantics: the same keys, shapes, float32 dtype and layout as fp32, parameters
+    near fp32's after a few steps (not equal), the model's own weights left in their layout, evaluation in [0, 1]."""
+    torch.manual_seed(9)
+    model = build_model("mnist_cnn", (1, 16, 16), 10)
+    clients = _clients((1, 16, 16), SIZES, seed=10)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    fp32 = _all_executors(model, clients, TrainSettings(1, 8, 0.01, 0.9, 1e-3), start)
+    bf16 = _all_executors(model, clients, TrainSettings(1, 8, 0.01, 0.9, 1e-3, precision="bf16"), start)
+    assert all(p.is_contiguous() for p in model.parameters())
+    for executor in fp32:
+        for a, b in zip(fp32[executor], bf16[executor]):
+            assert set(a) == set(b)
+            for k in a:
+                assert b[k].shape == a[k].shape and b[k].dtype == a[k].dtype and b[k].is_contiguous()
+                moved = (a[k] - start[k]).norm()
+                assert (b[k] - a[k]).norm() <= 0.25 * moved + 1e-6, (executor, k)
+            assert any(not torch.equal(a[k], b[k]) for k in a)
+    x, y = clients[2].x, clients[2].y
+    acc32, loss32 = evaluate(model, fp32["sequential"][2], x, y)
+    acc16, loss16 = evaluate(model, fp32["sequential"][2], x, y, precision="bf16")
+    assert 0 <= acc16 <= 1 and loss16 == pytest.approx(loss32, rel=0.05)
+
+
+def test_fp32_is_unchanged_by_the_cpu_kernels_and_amp_is_cuda_only():
+    """The sequential fp32 executor (channels-last pooling inside) equals a plain torch loop bit for bit on the
+    authors' CNN with masked absent classes; ``amp=True`` on CPU is fp32, as before."""
+    torch.manual_seed(11)
+    model = build_model("mnist_cnn", (1, 16, 16), 10, faithful=True)
+    clients = _clients((1, 16, 16), [21, 13], masks=True, seed=12)
+    for c in clients:
+        c.x[:, :, :4, :4] = -1.0  # a constant background: ties in the max-pooling windows
+    settings = TrainSettings(2, 8, 0.05, 0.9, 1e-3, absent_class_fill=0.0)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    ours = _train(model, clients, settings, "sequential", start)
+    gens = [np.random.default_rng(100 + i) for i in range(len(clients))]
+    with_amp = local_train(model, start, clients, settings, generators=gens, executor="sequential", amp=True)
+    for i, client in enumerate(clients):
+        model.load_state_dict(start)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-3)
+        for idx in batch_plan(len(client), settings, np.random.default_rng(100 + i)):
+            opt.zero_grad()
+            out = model(client.x[idx]).masked_fill(~client.class_mask[None, :], 0.0)
+            torch.nn.functional.cross_entropy(out, client.y[idx]).backward()
+            opt.step()
+        assert all(torch.equal(ours[i][k], v) for k, v in model.state_dict().items())
+        assert all(torch.equal(with_amp[i][k], v) for k, v in model.state_dict().items())
+
+
+@pytest.mark.parametrize(
+    "name, shape, options",
+    [
+        ("mnist_cnn", (1, 28, 28), {"faithful": True}),
+        ("mlp", (20,), {}),
+        ("preact_resnet18", (3, 8, 8), {"width": 2, "track_running_stats": False}),  # batch statistics at eval
+    ],
+)
+def test_evaluate_is_the_plain_batched_loop_bit_for_bit(name, shape, options):
+    """evaluate's chunked forward passes (inference mode, channels-last pooling) give exactly the plain loop's
+    accuracy and loss at the caller's batch size; a model whose eval output couples a batch's samples keeps whole
+    batches."""
+    torch.manual_seed(13)
+    model = build_model(name, shape, 10, **options)
+    g = torch.Generator().manual_seed(14)
+    x, y = torch.randn(700, *shape, generator=g), torch.randint(0, 10, (700,), generator=g)
+    params = {k: v.clone() for k, v in model.state_dict().items()}
+    model.eval()
+    correct, loss = 0, 0.0
+    with torch.no_grad():
+        for s in range(0, 700, 300):
+            out = model(x[s : s + 300]).float()
+            correct += int((out.argmax(1) == y[s : s + 300]).sum())
+            loss += float(torch.nn.functional.cross_entropy(out, y[s : s + 300], reduction="sum"))
+    assert evaluate(model, params, x, y, batch_size=300) == (correct / 700, loss / 700)
+
+
+def test_unknown_precision_is_refused():
+    model = build_model("mlp", (4,), 2)
+    clients = _clients((4,), [4], n_classes=2)
+    with pytest.raises(ValueError, match="precision"):
+        _train(model, clients, TrainSettings(1, 4, 0.1, precision="fp16"), "sequential", model.state_dict())
+    with pytest.raises(ValueError, match="precision"):
+        evaluate(model, model.state_dict(), clients[0].x, clients[0].y, precision="fp16")

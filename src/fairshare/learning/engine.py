@@ -10,7 +10,8 @@ Both executors run the same computation for the same inputs:
   forward pass does not use, e.g. another width's switchable batch norm, are left untouched as SGD leaves them).
 
 ``sequential`` trains clients one after another with :func:`sgd_step`, torch.optim.SGD's update written out (bit for
-bit the same result; constructing torch.optim imports ``torch._dynamo``, several seconds per short CPU job).
+bit the same result; constructing torch.optim imports ``torch._dynamo``, several seconds per short CPU job; the bf16
+mode uses torch's fused SGD kernel instead).
 ``batched`` (the ``auto`` choice) stacks every client's parameters and buffers and runs all clients' steps at once:
 ``torch.func.vmap`` over ``functional_call`` + ``grad``, then one in-place SGD update of the stacked tensors.
 Clients are ordered by their number of steps so that the clients still training at step t are a prefix of the
@@ -21,6 +22,14 @@ grouped by their batch size at each step. Batch norm with running statistics wor
 The model's current width (slimmable models, ``fairshare.learning.slimmable.set_width``) applies to every client
 in both executors. Models with dropout get independent dropout masks per client in the batched executor
 (``vmap(randomness="different")``), so only they differ between executors, and only in which units are dropped.
+
+Precision (``TrainSettings.precision``): ``fp32`` (default) or ``bf16``, an opt-in bfloat16 autocast of the forward
+passes on CPU and CUDA (losses and the SGD update of the float32 parameters stay float32; deterministic on CPU).
+On CPU, every path that runs the model itself (the sequential executor, the client-by-client batched path,
+:func:`evaluate`, :func:`predict`) uses :func:`fairshare.learning.kernels.cpu_kernels` on images of 16x16 pixels or
+more: channels-last max pooling in fp32 (the same bits) and channels-last convolution weights in bf16. Evaluation
+runs in inference mode, 128 samples per forward pass for such images where no batch statistics couple the samples
+(the same outputs; faster here than 1,024).
 """
 
 from __future__ import annotations
@@ -35,7 +44,12 @@ import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
+from fairshare.learning.kernels import cpu_images, cpu_kernels
+
 EXECUTORS = ("auto", "batched", "sequential")
+# fp32: plain float32. bf16: forward passes under bfloat16 autocast (matmuls and convolutions in bfloat16, losses and
+# the SGD update of the float32 parameters in float32); opt-in, see docs/engine.md for its accuracy against fp32.
+PRECISIONS = ("fp32", "bf16")
 State = dict[str, torch.Tensor]
 StepWidths = Callable[[int, int], Sequence[float]]
 _SKIP = object()
@@ -64,6 +78,7 @@ class TrainSettings:
     weight_decay: float = 0.0
     absent_class_fill: float | None = None  # e.g. 0.0: the MMFL authors' masking of absent classes' outputs
     drop_last: bool = False  # skip each epoch's final partial batch
+    precision: str = "fp32"  # "bf16": bfloat16 autocast of the forward passes (CPU and CUDA); see PRECISIONS
 
 
 def batch_plan(n: int, settings: TrainSettings, rng: np.random.Generator) -> list[np.ndarray]:
@@ -168,10 +183,17 @@ def vmap_pays(model: nn.Module, device: torch.device | str) -> bool:
     return sum(p.numel() for p in model.parameters()) <= CPU_VMAP_MAX_PARAMS
 
 
-def _autocast(device: torch.device, amp: bool):
-    """bfloat16 autocast on CUDA when ``amp``; a no-op on CPU (mixed precision is a GPU option only)."""
-    if amp and device.type == "cuda":
-        return torch.autocast("cuda", dtype=torch.bfloat16)
+def _precision(precision: str, amp: bool, device: torch.device) -> str:
+    """The precision a call runs at: ``precision``, or bf16 where the older ``amp`` flag asks for it (CUDA only)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision '{precision}'; choose one of {', '.join(PRECISIONS)}")
+    return "bf16" if amp and device.type == "cuda" else precision
+
+
+def _autocast(device: torch.device, precision: str):
+    """bfloat16 autocast on ``device`` (CPU or CUDA) for ``bf16``; nothing for ``fp32``."""
+    if precision == "bf16":
+        return torch.autocast(device.type, dtype=torch.bfloat16)
     return nullcontext()
 
 
@@ -198,31 +220,71 @@ def _sequential(
     clients: Sequence[ClientData],
     settings: TrainSettings,
     plans: list[list[np.ndarray]],
-    amp: bool,
+    precision: str,
     step_widths: StepWidths | None,
     width_loss: str,
 ) -> list[State]:
     results = []
-    params = list(model.parameters())
-    for i, (client, plan) in enumerate(zip(clients, plans)):
-        model.load_state_dict(global_params, strict=False)
-        model.train()
-        buffers: list[torch.Tensor | None] = [None] * len(params)
-        mask = None if client.class_mask is None else client.class_mask[None, :]
-        for t, idx in enumerate(plan):
-            ix = torch.as_tensor(idx, device=client.y.device)
-            widths = step_widths(i, t) if step_widths else [None]
-            loss = torch.zeros((), device=client.y.device)
-            for width in widths:
-                with _at_width(model, width), _autocast(client.y.device, amp):
-                    out = model(client.x[ix])
-                loss = loss + _loss(out, client.y[ix], None, mask, settings.absent_class_fill)
-            if width_loss == "mean":
-                loss = loss / len(widths)
-            grads = torch.autograd.grad(loss, params, allow_unused=True)
-            sgd_step(params, grads, buffers, settings.lr, settings.momentum, settings.weight_decay)
-        results.append({k: v.detach().clone() for k, v in model.state_dict().items()})
+    device = clients[0].y.device
+    with cpu_kernels(model, clients[0].x, precision):
+        params = list(model.parameters())
+        for i, (client, plan) in enumerate(zip(clients, plans)):
+            model.load_state_dict(global_params, strict=False)
+            model.train()
+            buffers: list[torch.Tensor | None] = [None] * len(params)
+            mask = None if client.class_mask is None else client.class_mask[None, :]
+            for t, idx in enumerate(plan):
+                ix = torch.as_tensor(idx, device=device)
+                widths = step_widths(i, t) if step_widths else [None]
+                loss = torch.zeros((), device=device)
+                for width in widths:
+                    with _at_width(model, width), _autocast(device, precision):
+                        out = model(client.x[ix])
+                    loss = loss + _loss(out, client.y[ix], None, mask, settings.absent_class_fill)
+                if width_loss == "mean":
+                    loss = loss / len(widths)
+                grads = torch.autograd.grad(loss, params, allow_unused=True)
+                step = _fused_sgd_step if precision == "bf16" else sgd_step
+                step(params, grads, buffers, settings.lr, settings.momentum, settings.weight_decay)
+            results.append({k: _copy(v) for k, v in model.state_dict().items()})
     return results
+
+
+def _copy(t: torch.Tensor) -> torch.Tensor:
+    """A detached copy in the default (contiguous) layout, whatever layout the model ran in."""
+    return t.detach().clone(memory_format=torch.contiguous_format)
+
+
+def _fused_sgd_step(
+    params: Sequence[torch.Tensor],
+    grads: Sequence[torch.Tensor | None],
+    buffers: list[torch.Tensor | None],
+    lr: float,
+    momentum: float = 0.0,
+    weight_decay: float = 0.0,
+) -> None:
+    """:func:`sgd_step`'s update with torch's fused SGD kernel: one pass over each tensor instead of three, but not
+    always the same last bit (it may round ``momentum * buf + grad`` once), so only the bf16 mode uses it."""
+    fresh = [buffers[k] is None for k in range(len(params))]  # decided before any buffer is created
+    for first in (True, False):
+        chosen = [k for k, g in enumerate(grads) if g is not None and fresh[k] == first]
+        if not chosen:
+            continue
+        if momentum and first:
+            for k in chosen:
+                buffers[k] = torch.empty_like(params[k])
+        torch._fused_sgd_(
+            [params[k] for k in chosen],
+            [grads[k] for k in chosen],
+            [buffers[k] for k in chosen] if momentum else [],
+            weight_decay=weight_decay,
+            momentum=momentum,
+            lr=lr,
+            dampening=0.0,
+            nesterov=False,
+            maximize=False,
+            is_first_step=first,
+        )
 
 
 def _trained_parameters(
@@ -262,12 +324,12 @@ class _Cohort:
         clients: Sequence[ClientData],
         settings: TrainSettings,
         plans: list[list[np.ndarray]],
-        amp: bool,
+        precision: str,
         step_widths: StepWidths | None,
         width_loss: str,
     ):
         k = len(clients)
-        self.model, self.settings, self.amp, self.step_widths = model, settings, amp, step_widths
+        self.model, self.settings, self.precision, self.step_widths = model, settings, precision, step_widths
         self.width_loss = width_loss
         self.order = sorted(range(k), key=lambda i: -len(plans[i]))
         self.plans = [plans[i] for i in self.order]
@@ -320,7 +382,7 @@ class _Cohort:
         loss = torch.zeros((), device=self.device)
         widths = self.widths(j, t)
         for width in widths:
-            with _at_width(self.model, width), _autocast(self.device, self.amp):
+            with _at_width(self.model, width), _autocast(self.device, self.precision):
                 out = functional_call(self.model, (params, buffers), (self.x[rows],))
             loss = loss + _loss(out, self.y[rows], None, mask, self.settings.absent_class_fill)
         if self.width_loss == "mean":
@@ -359,7 +421,7 @@ class _Cohort:
         masked = self.masks is not None
 
         def client_loss(p, b, x, y, w, cm):
-            with _autocast(device, self.amp):
+            with _autocast(device, self.precision):
                 out = functional_call(model, (p, b), (x,))
             return _loss(out, y, w, cm if masked else None, self.settings.absent_class_fill)
 
@@ -423,19 +485,20 @@ def _batched(
     clients: Sequence[ClientData],
     settings: TrainSettings,
     plans: list[list[np.ndarray]],
-    amp: bool,
+    precision: str,
     step_widths: StepWidths | None,
     width_loss: str,
     vectorize: bool,
 ) -> list[State]:
-    cohort = _Cohort(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
+    cohort = _Cohort(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     model.train()
     if vectorize:
         cohort.vectorized_steps()
     else:  # client after client, as the sequential executor (the same dropout draws too)
-        for j, plan in enumerate(cohort.plans):
-            for t in range(len(plan)):
-                cohort.client_step(j, t)
+        with cpu_kernels(model, cohort.x, precision):
+            for j, plan in enumerate(cohort.plans):
+                for t in range(len(plan)):
+                    cohort.client_step(j, t)
     return [cohort.state(i) for i in range(len(clients))]
 
 
@@ -492,7 +555,7 @@ def local_train(
       the batched one where it runs the plain client loop, see ``vectorize``) leaves the last client's parameters
       in ``model``; the stacked batched paths do not change the model's weights.
     - ``chunk``: at most this many clients are stacked at once (memory); results do not depend on it.
-    - ``amp``: bfloat16 autocast on CUDA (ignored on CPU).
+    - ``amp``: bfloat16 autocast on CUDA (ignored on CPU); ``settings.precision="bf16"`` asks for it on any device.
     - ``step_widths(i, t)``: slimmable models (``fairshare.learning.slimmable``) only: the widths whose
       cross-entropies are summed in client i's step t (e.g. ``[1.0, p_sampled]``, Aequa's full + random width);
       each width's gradient reaches its own slice and switchable batch norm. None: every step at the model's
@@ -513,6 +576,7 @@ def local_train(
         raise ValueError(f"chunk must be a positive number of clients, got {chunk}")
     if not clients:
         return []
+    precision = _precision(settings.precision, amp, clients[0].y.device)
     if executor == "auto":
         executor = choose_executor(model, clients[0].y.device)
     if executor == "batched" and _cumulative_bn(model):
@@ -522,11 +586,11 @@ def local_train(
         )
     plans = [batch_plan(len(c), settings, g) for c, g in zip(clients, generators)]
     if executor == "sequential":
-        return _sequential(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
+        return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     if vectorize is None:
         vectorize = vmap_pays(model, clients[0].y.device)
         if not vectorize:  # stacking buys nothing without vmap: the plain client loop is faster (docs/engine.md)
-            return _sequential(model, global_params, clients, settings, plans, amp, step_widths, width_loss)
+            return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     size = chunk or len(clients)
     out: list[State] = []
     for s in range(0, len(clients), size):
@@ -537,7 +601,7 @@ def local_train(
             clients[s : s + size],
             settings,
             plans[s : s + size],
-            amp,
+            precision,
             widths,
             width_loss,
             vectorize,
@@ -545,33 +609,58 @@ def local_train(
     return out
 
 
-@torch.no_grad()
+EVAL_CHUNK = 128  # samples per forward pass in evaluate/predict of CPU images: faster than 1,024 here (docs/engine.md)
+
+
+def _batch_coupled(model: nn.Module) -> bool:
+    """Whether a sample's eval-mode output depends on the other samples of its batch (batch norm without running
+    statistics normalises with the batch's own statistics)."""
+    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) and m.running_mean is None for m in model.modules())
+
+
+def _forward(model: nn.Module, x: torch.Tensor, precision: str) -> torch.Tensor:
+    """``model(x)`` as float32 outputs, ``EVAL_CHUNK`` samples at a time for CPU images (where it pays, measured)
+    unless the model couples the samples of a batch (each sample's output is the same bits either way: tested)."""
+    chunk = EVAL_CHUNK if cpu_images(x) and not _batch_coupled(model) else len(x)
+    with _autocast(x.device, precision):
+        return torch.cat([model(x[s : s + chunk]).float() for s in range(0, len(x), chunk)])
+
+
 def evaluate(
-    model: nn.Module, params: State, x: torch.Tensor, y: torch.Tensor, batch_size: int = 1024, amp: bool = False
+    model: nn.Module,
+    params: State,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    batch_size: int = 1024,
+    amp: bool = False,
+    precision: str = "fp32",
 ) -> tuple[float, float]:
     """(accuracy, mean cross-entropy) of ``params`` on (x, y), in eval mode at the model's current width.
 
-    Batch norm without running statistics normalises with each evaluation batch's statistics, so the result depends
-    on ``batch_size`` (the multi-model FL authors evaluate with batches of 32).
+    The loss is summed per batch of ``batch_size``. Batch norm without running statistics normalises with each
+    evaluation batch's statistics, so the result depends on ``batch_size`` (the multi-model FL authors evaluate with
+    batches of 32). ``precision``: as :class:`TrainSettings`'s (``amp``: bf16 on CUDA only, as in :func:`local_train`).
     """
+    precision = _precision(precision, amp, y.device)
     model.load_state_dict(params, strict=False)
     model.eval()
     correct, loss = 0, 0.0
-    for s in range(0, len(y), batch_size):
-        with _autocast(y.device, amp):
-            out = model(x[s : s + batch_size]).float()
-        correct += int((out.argmax(1) == y[s : s + batch_size]).sum())
-        loss += float(F.cross_entropy(out, y[s : s + batch_size], reduction="sum"))
+    with cpu_kernels(model, x, precision), torch.inference_mode():
+        for s in range(0, len(y), batch_size):
+            out = _forward(model, x[s : s + batch_size], precision)
+            correct += int((out.argmax(1) == y[s : s + batch_size]).sum())
+            loss += float(F.cross_entropy(out, y[s : s + batch_size], reduction="sum"))
     return correct / max(1, len(y)), loss / max(1, len(y))
 
 
-@torch.no_grad()
 def predict(model: nn.Module, params: State | None, x: torch.Tensor, batch_size: int = 1024) -> np.ndarray:
     """Predicted labels of ``params`` (``None``: the model's current parameters) at the model's current width."""
     if params is not None:
         model.load_state_dict(params, strict=False)
     model.eval()
-    return torch.cat([model(x[s : s + batch_size]).argmax(1) for s in range(0, len(x), batch_size)]).cpu().numpy()
+    with cpu_kernels(model, x, "fp32"), torch.inference_mode():
+        labels = [_forward(model, x[s : s + batch_size], "fp32").argmax(1) for s in range(0, len(x), batch_size)]
+    return torch.cat(labels).cpu().numpy()
 
 
 def balanced_accuracy_of(
