@@ -11,7 +11,7 @@ from fairshare import seeding
 from fairshare.data.datasets import build_dataset
 from fairshare.data.partition import mmfl_iid
 from fairshare.learning.engine import ClientData, TrainSettings, to_tensors
-from fairshare.learning.mmfl import Task, allocation_probabilities, build_task, run_mmfl
+from fairshare.learning.mmfl import FIDELITY, Task, allocation_probabilities, build_task, run_mmfl
 from fairshare.learning.models import build_model
 
 
@@ -26,7 +26,7 @@ def test_allocation_probabilities_match_the_worked_example():
     assert np.allclose(allocation_probabilities([1.0, 1.0], 3), [0.5, 0.5])  # guard against 0/0
 
 
-def _tasks(seed=0):
+def _tasks(seed=0, precision="fp32"):
     ds = build_dataset("digits", rng=seeding.generator(0, "dataset"))
     x, y = to_tensors(ds.x_train, ds.y_train)
     xt, yt = to_tensors(ds.x_test[:200], ds.y_test[:200])
@@ -36,11 +36,13 @@ def _tasks(seed=0):
         torch.manual_seed(s)
         model = build_model("mnist_cnn", (1, 8, 8), 10)
         clients = [ClientData(x[torch.as_tensor(ix)], y[torch.as_tensor(ix)]) for ix in part.client_indices]
-        tasks.append(Task(f"digits#{s}", model, clients, xt, yt, TrainSettings(1, 16, 0.05, 0.9, 1e-3)))
+        tasks.append(
+            Task(f"digits#{s}", model, clients, xt, yt, TrainSettings(1, 16, 0.05, 0.9, 1e-3, precision=precision))
+        )
     return tasks
 
 
-def _run(tasks, checkpoint=None, rounds=3, policy="fedfair", alpha=3.0, kill_at=None):
+def _run(tasks, checkpoint=None, rounds=3, policy="fedfair", alpha=3.0, kill_at=None, chunk=None):
     def order(r, s, c):
         if r == kill_at:
             raise Killed
@@ -60,6 +62,7 @@ def _run(tasks, checkpoint=None, rounds=3, policy="fedfair", alpha=3.0, kill_at=
         settings="seed 5",
         checkpoint=checkpoint,
         progress=False,
+        chunk=chunk,
     )
 
 
@@ -114,31 +117,31 @@ def test_build_task_slices_clients_and_masks_absent_classes():
     ds = build_dataset("digits", rng=seeding.generator(0, "dataset"))
     part = mmfl_noniid(ds.y_train, 3, (20, 30), 0.5, seeding.generator(0, "partition"))
     settings = TrainSettings(1, 16, 0.05)
-    task = build_task(
-        "digits#0",
-        ds,
-        part,
-        model="mnist_cnn",
-        faithful=False,
-        settings=settings,
-        test_indices=np.arange(50),
-        init_seed=11,
-    )
-    again = build_task(
-        "digits#0",
-        ds,
-        part,
-        model="mnist_cnn",
-        faithful=False,
-        settings=settings,
-        test_indices=np.arange(50),
-        init_seed=11,
-    )
+
+    def build(fidelity: str, mask_absent: bool = True) -> Task:
+        return build_task(
+            "digits#0",
+            ds,
+            part,
+            model="mnist_cnn",
+            fidelity=FIDELITY[fidelity],
+            settings=settings,
+            test_indices=np.arange(50),
+            init_seed=11,
+            mask_absent=mask_absent,
+            lr_decay=0.98,
+        )
+
+    task, again = build("corrected"), build("corrected")
     assert len(task.clients) == 3 and len(task.y_test) == 50
     for client, ix, counts in zip(task.clients, part.client_indices, part.counts):
         assert torch.equal(client.y, torch.as_tensor(ds.y_train[ix]).long())
         assert torch.equal(client.class_mask, torch.as_tensor(counts > 0))
     assert all(torch.equal(a, b) for a, b in zip(task.model.state_dict().values(), again.model.state_dict().values()))
+    assert task.settings.absent_class_fill == float("-inf") and build("faithful").settings.absent_class_fill == 0.0
+    assert build("faithful", mask_absent=False).settings.absent_class_fill is None
+    # the learning rate of round 3: decayed when corrected, the authors' inert decay when faithful
+    assert task.round_settings(3).lr == pytest.approx(0.05 * 0.98**3) and build("faithful").round_settings(3).lr == 0.05
 
 
 @pytest.mark.parametrize("policy", ["random", "round_robin", "qffl"])
@@ -165,3 +168,11 @@ def test_eligibility_restricts_clients_to_recruited_tasks():
         eligibility=eligibility,
     )
     assert (alloc[:2] == 0).all() and (alloc[2] == 1).all() and (alloc[3] == -1).all()
+
+
+def test_chunk_changes_nothing_and_precision_reaches_training_and_evaluation():
+    rows, alloc = _run(_tasks(), rounds=2)
+    chunked_rows, chunked_alloc = _run(_tasks(), rounds=2, chunk=1)
+    assert chunked_rows == rows and np.array_equal(chunked_alloc, alloc)
+    bf16_rows, _ = _run(_tasks(precision="bf16"), rounds=2)
+    assert [r["loss"] for r in bf16_rows] != [r["loss"] for r in rows]

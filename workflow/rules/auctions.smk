@@ -21,6 +21,11 @@ def exp6_cfg_json():
     return cfg_file({**blocks, "auctions": {"exp6": AU6}})
 
 
+def exp6_job_seeds(w):
+    """The seeds one Exp 6 job trains: every seed of its mechanism, or the one its wildcards name."""
+    return [int(w.seed)] if hasattr(w, "seed") else list(range(AU6["seeds"]))
+
+
 rule auctions_exp5:
     """Experiment 5: take-up per task vs budget for every mechanism and seed."""
     output:
@@ -85,7 +90,8 @@ rule auctions_figures:
 
 
 # Experiment 6: each mechanism recruits at B (one JSON per mechanism and seed: winners per task, participation,
-# payments, bids), then the recruited clients train two tasks with FedFairMMFL (one job per mechanism and seed).
+# payments, bids), then the recruited clients train two tasks with FedFairMMFL (one job per mechanism, or per mechanism
+# and seed: mmfl.job_granularity).
 rule auctions_recruit:
     """One recruitment file per (mechanism, seed) at Exp 6's budget."""
     output:
@@ -102,24 +108,52 @@ rule auctions_recruit:
         " --outputs {output} --cfg {params.cfg} > {log} 2>&1"
 
 
-rule auctions_exp6:
-    """FedFairMMFL on one recruitment file's clients, checkpointing every round."""
-    input:
-        recruitment=f"{AU6_RECRUIT}/{{mechanism}}/seed{{seed}}.json",
-        datasets=[dataset_file(t) for t in AU6["tasks"]],
-    output:
-        f"{AU_RESULTS}/exp6/{{mechanism}}/seed{{seed}}.csv",
-    log:
-        f"{AU_LOGS}/exp6_{{mechanism}}_seed{{seed}}.log",
-    resources:
-        gpu=GPU,
-    params:
-        cfg=lambda w: exp6_cfg_json(),
-        datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],
-        checkpoint=lambda w: f"{CHECKPOINTS}/auctions/exp6/{w.mechanism}/seed{w.seed}.pt",
-    shell:
-        "fairshare auctions exp6 --recruitment {input.recruitment} --datasets {params.datasets}"
-        " --output {output} --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
+AU6_PARAMS = dict(
+    cfg=lambda w: exp6_cfg_json(),
+    datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],
+    checkpoints=lambda w: [f"{CHECKPOINTS}/auctions/exp6/{w.mechanism}/seed{s}.pt" for s in exp6_job_seeds(w)],
+)
+AU6_SHELL = (
+    "fairshare auctions exp6 --recruitment {input.recruitment} --datasets {params.datasets}"
+    " --output {output} --checkpoint {params.checkpoints} --cfg {params.cfg} > {log} 2>&1"
+)
+
+
+if config["mmfl"]["job_granularity"] == "seed":
+
+    rule auctions_exp6:
+        """FedFairMMFL on one recruitment file's clients, checkpointing every round."""
+        input:
+            recruitment=f"{AU6_RECRUIT}/{{mechanism}}/seed{{seed}}.json",
+            datasets=[dataset_file(t) for t in AU6["tasks"]],
+        output:
+            f"{AU_RESULTS}/exp6/{{mechanism}}/seed{{seed}}.csv",
+        log:
+            f"{AU_LOGS}/exp6_{{mechanism}}_seed{{seed}}.log",
+        resources:
+            gpu=GPU,
+        params:
+            **AU6_PARAMS,
+        shell:
+            AU6_SHELL
+
+else:
+
+    rule auctions_exp6:
+        """FedFairMMFL on each seed's recruits of one mechanism, one seed after another, checkpointing every round."""
+        input:
+            recruitment=[f"{AU6_RECRUIT}/{{mechanism}}/seed{s}.json" for s in range(AU6["seeds"])],
+            datasets=[dataset_file(t) for t in AU6["tasks"]],
+        output:
+            [f"{AU_RESULTS}/exp6/{{mechanism}}/seed{s}.csv" for s in range(AU6["seeds"])],
+        log:
+            f"{AU_LOGS}/exp6_{{mechanism}}.log",
+        resources:
+            gpu=GPU,
+        params:
+            **AU6_PARAMS,
+        shell:
+            AU6_SHELL
 
 
 rule auctions_figure7c:

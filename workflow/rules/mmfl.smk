@@ -1,4 +1,5 @@
-# "Fair Concurrent Training of Multiple Models in FL": one job per (experiment, method, alpha, seed), then summaries.
+# "Fair Concurrent Training of Multiple Models in FL": training jobs (every seed of an (experiment, method, alpha), or
+# one seed: mmfl.job_granularity), then summaries.
 from fairshare.papers.mmfl.experiment import Settings as MMFLSettings
 
 MMFL = MMFLSettings.from_block(config["mmfl"])
@@ -23,8 +24,10 @@ def mmfl_run_file(run, suffix):
     return f"{MMFL_RESULTS}/runs/{run.experiment}/{run.label}/seed{run.seed}{suffix}"
 
 
-def mmfl_job(w):
-    return MMFL_RUNS[(w.experiment, w.label, int(w.seed))]
+def mmfl_job_runs(w):
+    """The runs one job trains: every seed of its (experiment, label), or the one seed its wildcards name."""
+    seeds = [int(w.seed)] if hasattr(w, "seed") else range(MMFL.experiment(w.experiment).seeds)
+    return [MMFL_RUNS[(w.experiment, w.label, s)] for s in seeds]
 
 
 def mmfl_job_cfg(w):
@@ -33,29 +36,65 @@ def mmfl_job_cfg(w):
     return cfg_file({"seed": config["seed"], "device": config["device"], "mmfl": block})
 
 
-rule mmfl_run:
-    """Train one run of one experiment (FedFairMMFL or a baseline), checkpointing every round."""
-    input:
-        lambda w: [dataset_file(t) for t in MMFL.experiment(w.experiment).tasks],
-    output:
-        rows=f"{MMFL_RESULTS}/runs/{{experiment}}/{{label}}/seed{{seed}}.csv",
-        alloc=f"{MMFL_RESULTS}/runs/{{experiment}}/{{label}}/seed{{seed}}_alloc.npz",
-    log:
-        f"{MMFL_LOGS}/run_{{experiment}}_{{label}}_seed{{seed}}.log",
-    wildcard_constraints:
-        seed=r"\d+",
-    resources:
-        gpu=GPU,
-    params:
-        cfg=mmfl_job_cfg,
-        method=lambda w: mmfl_job(w).method,
-        alpha=lambda w: "" if mmfl_job(w).alpha is None else f"--alpha {mmfl_job(w).alpha!r}",
-        datasets=lambda w: [f"{t}={dataset_file(t)}" for t in MMFL.experiment(w.experiment).tasks],
-        checkpoint=lambda w: f"{CHECKPOINTS}/mmfl/{w.experiment}/{w.label}/seed{w.seed}.pt",
-    shell:
-        "fairshare mmfl run --experiment {wildcards.experiment} --method {params.method} {params.alpha}"
-        " --seed-index {wildcards.seed} --datasets {params.datasets} --output {output.rows} --allocation {output.alloc}"
-        " --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
+MMFL_RUN_PARAMS = dict(
+    cfg=mmfl_job_cfg,
+    method=lambda w: mmfl_job_runs(w)[0].method,
+    alpha=lambda w: "" if mmfl_job_runs(w)[0].alpha is None else f"--alpha {mmfl_job_runs(w)[0].alpha!r}",
+    seeds=lambda w: [r.seed for r in mmfl_job_runs(w)],
+    datasets=lambda w: [f"{t}={dataset_file(t)}" for t in MMFL.experiment(w.experiment).tasks],
+    checkpoints=lambda w: [f"{CHECKPOINTS}/mmfl/{r.experiment}/{r.label}/seed{r.seed}.pt" for r in mmfl_job_runs(w)],
+)
+MMFL_RUN_SHELL = (
+    "fairshare mmfl run --experiment {wildcards.experiment} --method {params.method} {params.alpha}"
+    " --seed-index {params.seeds} --datasets {params.datasets} --output {output.rows} --allocation {output.alloc}"
+    " --checkpoint {params.checkpoints} --cfg {params.cfg} > {log} 2>&1"
+)
+
+
+if MMFL.job_granularity == "seed":
+
+    rule mmfl_run:
+        """Train one seed of one (experiment, method, alpha), checkpointing every round."""
+        input:
+            lambda w: [dataset_file(t) for t in MMFL.experiment(w.experiment).tasks],
+        output:
+            rows=f"{MMFL_RESULTS}/runs/{{experiment}}/{{label}}/seed{{seed}}.csv",
+            alloc=f"{MMFL_RESULTS}/runs/{{experiment}}/{{label}}/seed{{seed}}_alloc.npz",
+        log:
+            f"{MMFL_LOGS}/run_{{experiment}}_{{label}}_seed{{seed}}.log",
+        wildcard_constraints:
+            seed=r"\d+",
+        resources:
+            gpu=GPU,
+        params:
+            **MMFL_RUN_PARAMS,
+        shell:
+            MMFL_RUN_SHELL
+
+else:
+    # One job per (experiment, label) trains its seeds one after another, writing the same per-seed files. A rule's
+    # outputs cannot depend on a wildcard, so there is one rule per number of seeds.
+    for _seeds in sorted({e.seeds for e in MMFL.experiments}):
+
+        rule:
+            """Train every seed of one (experiment, method, alpha), one after another, checkpointing every round."""
+            name:
+                f"mmfl_run_{_seeds}_seeds"
+            input:
+                lambda w: [dataset_file(t) for t in MMFL.experiment(w.experiment).tasks],
+            output:
+                rows=[f"{MMFL_RESULTS}/runs/{{experiment}}/{{label}}/seed{s}.csv" for s in range(_seeds)],
+                alloc=[f"{MMFL_RESULTS}/runs/{{experiment}}/{{label}}/seed{s}_alloc.npz" for s in range(_seeds)],
+            log:
+                f"{MMFL_LOGS}/run_{{experiment}}_{{label}}.log",
+            wildcard_constraints:
+                experiment="|".join(e.name for e in MMFL.experiments if e.seeds == _seeds),
+            resources:
+                gpu=GPU,
+            params:
+                **MMFL_RUN_PARAMS,
+            shell:
+                MMFL_RUN_SHELL
 
 
 rule mmfl_summarize:

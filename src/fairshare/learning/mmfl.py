@@ -11,10 +11,14 @@ task's global model locally; each task aggregates its clients' models and is eva
 The first round is allocated uniformly at random. Training goes through :func:`fairshare.learning.rounds.run_rounds`;
 every round's randomness comes from generators derived from (seed, round), so a run resumed from its checkpoint is
 identical to an uninterrupted one.
+
+:class:`Fidelity` says which of the authors' code quirks a task reproduces (spec §2.4-2.5); ``FIDELITY["faithful"]``
+is their code, ``FIDELITY["corrected"]`` fixes every quirk.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +31,7 @@ from torch import nn
 from fairshare.data.datasets import ArrayDataset
 from fairshare.data.partition import Partition
 from fairshare.learning.aggregation import uniform_average, weighted_average
-from fairshare.learning.engine import ClientData, TrainSettings, evaluate, local_train, to_tensors
+from fairshare.learning.engine import ClientData, TrainSettings, decayed_lr, evaluate, local_train, to_tensors
 from fairshare.learning.models import build_model
 from fairshare.learning.rounds import run_rounds, settings_hash
 
@@ -36,9 +40,42 @@ ALPHA_POLICIES = ("fedfair", "qffl")  # the policies alpha acts on (allocation e
 ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (spec §2.2 guard)
 
 
+@dataclass(frozen=True)
+class Fidelity:
+    """Which quirks of the authors' code (spec §2.4-2.5) a task reproduces.
+
+    - ``double_softmax``: the MNIST-family CNN without a nonlinearity between its convolutions and with ReLU + softmax
+      on its output, which the cross-entropy then treats as logits (else ReLUs between the layers, logits out);
+    - ``absent_class_fill``: the value a non-iid client's outputs for the classes it does not hold are set to before
+      the loss: 0 (the authors' ``masked_fill``, on the CNN's probabilities) or -inf (the classes are excluded from
+      the softmax: the client fits a distribution over its own classes, and absent classes get neither probability
+      nor gradient);
+    - ``bn_running_stats``: the ResNet's batch norm tracks running statistics (the authors': it does not, so
+      evaluation normalises with each test batch's statistics);
+    - ``eval_batch_size``: test samples per evaluation batch of a model with batch norm without running statistics
+      (the authors': 32), whose outputs depend on the batch; other models are evaluated in the engine's default
+      batches, which give them the same predictions faster;
+    - ``inert_lr_decay``: the authors' per-round learning-rate decay never takes effect (a StepLR built per client
+      per round and stepped after training), so every round trains at ``lr``; else round r uses ``lr * gamma**r``.
+    """
+
+    double_softmax: bool
+    absent_class_fill: float
+    bn_running_stats: bool
+    eval_batch_size: int
+    inert_lr_decay: bool
+
+
+FIDELITY = {
+    "faithful": Fidelity(True, 0.0, False, 32, True),
+    "corrected": Fidelity(False, float("-inf"), True, 1024, False),
+}
+
+
 @dataclass
 class Task:
-    """One task: its model, the clients' local data for it, its test set and its local-training settings."""
+    """One task: its model, the clients' local data for it, its test set, its local-training settings, the quirks it
+    reproduces and its per-round learning-rate decay ``lr_decay`` (gamma; 1 = none)."""
 
     name: str
     model: nn.Module
@@ -46,6 +83,13 @@ class Task:
     x_test: torch.Tensor
     y_test: torch.Tensor
     settings: TrainSettings
+    fidelity: Fidelity = FIDELITY["corrected"]
+    lr_decay: float = 1.0
+
+    def round_settings(self, round_index: int) -> TrainSettings:
+        """The local-training settings of round ``round_index`` (0-based): ``settings`` at the round's learning rate."""
+        lr = decayed_lr(self.settings.lr, self.lr_decay, round_index, inert=self.fidelity.inert_lr_decay)
+        return self.settings if lr == self.settings.lr else dataclasses.replace(self.settings, lr=lr)
 
 
 def build_task(
@@ -54,24 +98,40 @@ def build_task(
     partition: Partition,
     *,
     model: str,
-    faithful: bool,
+    fidelity: Fidelity,
     settings: TrainSettings,
     test_indices: np.ndarray,
     init_seed: int,
+    mask_absent: bool = False,
+    lr_decay: float = 1.0,
     device: torch.device | str = "cpu",
 ) -> Task:
     """A task from a dataset and a client partition: each client's data with the mask of the classes it holds, the
-    test samples ``test_indices``, and architecture ``model`` initialised from ``torch.manual_seed(init_seed)``
-    (batch norm without running statistics, as the authors' ResNet)."""
+    test samples ``test_indices``, and architecture ``model`` with ``fidelity``'s quirks initialised from
+    ``torch.manual_seed(init_seed)``. ``mask_absent``: set the outputs of the classes a client lacks to
+    ``fidelity.absent_class_fill`` before the loss (the authors do so in their non-iid experiments)."""
     x, y = to_tensors(dataset.x_train, dataset.y_train, device)
     xt, yt = to_tensors(dataset.x_test[test_indices], dataset.y_test[test_indices], device)
     clients = []
     for ix, counts in zip(partition.client_indices, partition.counts):
         rows = torch.as_tensor(ix, device=device)
         clients.append(ClientData(x[rows], y[rows], torch.as_tensor(counts > 0, device=device)))
+    settings = dataclasses.replace(settings, absent_class_fill=fidelity.absent_class_fill if mask_absent else None)
     torch.manual_seed(init_seed)
-    net = build_model(model, dataset.input_shape, dataset.n_classes, faithful=faithful, track_running_stats=False)
-    return Task(name, net.to(device), clients, xt, yt, settings)
+    net = build_model(
+        model,
+        dataset.input_shape,
+        dataset.n_classes,
+        faithful=fidelity.double_softmax,
+        track_running_stats=fidelity.bn_running_stats,
+    )
+    return Task(name, net.to(device), clients, xt, yt, settings, fidelity, lr_decay)
+
+
+def batch_statistics(model: nn.Module) -> bool:
+    """Whether ``model`` normalises with each batch's own statistics at evaluation too (batch norm without running
+    statistics), so that its test accuracy depends on the evaluation batch size."""
+    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) and not m.track_running_stats for m in model.modules())
 
 
 def allocation_probabilities(accuracies: Sequence[float], alpha: float) -> np.ndarray:
@@ -130,7 +190,7 @@ def qffl_update(
 
 def tasks_fingerprint(tasks: Sequence[Task]) -> list[dict[str, Any]]:
     """What a run's result depends on in its tasks (for the settings hash): name, initial weights, every client's
-    data and class mask, test set, local-training settings."""
+    data and class mask, test set, local-training settings, quirks and learning-rate decay."""
     return [
         {
             "name": t.name,
@@ -138,6 +198,8 @@ def tasks_fingerprint(tasks: Sequence[Task]) -> list[dict[str, Any]]:
             "clients": [(c.x, c.y, c.class_mask) for c in t.clients],
             "test": (t.x_test, t.y_test),
             "settings": t.settings,
+            "fidelity": t.fidelity,
+            "lr_decay": t.lr_decay,
         }
         for t in tasks
     ]
@@ -160,6 +222,7 @@ def run_mmfl(
     lipschitz: float = 1.0,
     progress: bool = True,
     eligibility: np.ndarray | None = None,
+    chunk: int | None = None,
 ) -> tuple[list[dict], np.ndarray]:
     """Run the concurrent training; return per-round rows (round, task, task_name, accuracy, loss, clients) and the
     allocation map.
@@ -172,6 +235,9 @@ def run_mmfl(
     ``eligibility`` (clients x tasks, in [0, 1]) is the chance that a client may train a task in a round (1 for a
     recruited client, its fraction for a fractionally recruited one, 0 otherwise); clients with no eligible task sit
     the round out. Without it every client may train every task.
+    ``chunk`` (at most this many clients stacked at once; memory) goes to the engine's
+    :func:`~fairshare.learning.engine.local_train` and does not change results. Each task trains and is evaluated at
+    its settings' ``precision``.
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy '{policy}'; choose one of {', '.join(POLICIES)}")
@@ -179,6 +245,10 @@ def run_mmfl(
         raise ValueError(f"active_rate must be in (0, 1], got {active_rate}")
     n_tasks = len(tasks)
     m = max(1, int(active_rate * n_clients))
+
+    def test(task: Task, params: dict[str, torch.Tensor]) -> tuple[float, float]:
+        batch = {"batch_size": task.fidelity.eval_batch_size} if batch_statistics(task.model) else {}
+        return evaluate(task.model, params, task.x_test, task.y_test, precision=task.settings.precision, **batch)
 
     def step(r: int, state: dict[str, Any]) -> tuple[dict[str, Any], list[dict], int]:
         accuracies, losses = state["accuracies"], state["losses"]
@@ -202,7 +272,13 @@ def run_mmfl(
                 data = [task.clients[c] for c in chosen]
                 generators = [order_rng(r, s, int(c)) for c in chosen]
                 states = local_train(
-                    task.model, globals_[s], data, task.settings, executor=executor, generators=generators
+                    task.model,
+                    globals_[s],
+                    data,
+                    task.round_settings(r),
+                    executor=executor,
+                    generators=generators,
+                    chunk=chunk,
                 )
                 sizes = [len(d) for d in data]
                 samples += sum(sizes) * task.settings.epochs
@@ -213,11 +289,11 @@ def run_mmfl(
                     globals_[s] = weighted_average(states, sizes)
                 else:
                     globals_[s] = uniform_average(states)
-                acc, loss = evaluate(task.model, globals_[s], task.x_test, task.y_test)
+                acc, loss = test(task, globals_[s])
             elif accuracies is not None:  # no client trained this task: the global model and its accuracy carry over
                 acc, loss = accuracies[s], losses[s]
             else:
-                acc, loss = evaluate(task.model, globals_[s], task.x_test, task.y_test)
+                acc, loss = test(task, globals_[s])
             new_acc.append(acc)
             new_loss.append(loss)
             rows.append({"task": s, "task_name": task.name, "accuracy": acc, "loss": loss, "clients": int(len(chosen))})

@@ -11,8 +11,8 @@ Multi-model FL (FedFairMMFL spec §2.5):
   channels, final BN + ReLU, global average pool, linear). ``track_running_stats=False`` reproduces the authors'
   batch norm without running statistics (batch statistics at evaluation too, so accuracy depends on the evaluation
   batch size); the default tracks running statistics. ``width`` scales the channels (64 = the paper's model).
-The third quirk, a learning-rate decay that never takes effect, is a training setting:
-``fairshare.learning.engine.decayed_lr(..., inert=True)``.
+The authors' training quirks (masking of absent classes, evaluation batch size, a learning-rate decay that never
+takes effect) are training settings; ``fairshare.learning.mmfl.Fidelity`` switches all of them with these two.
 
 Aequa (spec §4.4; slimmable versions from ``fairshare.learning.slimmable``; layer sizes the paper lost are the spec's
 reconstructions): ``aequa_cnn1`` (1 conv + 2 FC, MNIST/FMNIST), ``aequa_cnn2`` (2 conv + 2 FC, SVHN),

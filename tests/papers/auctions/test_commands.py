@@ -76,22 +76,14 @@ def _exp6_cfg(**exp6) -> str:
     )
 
 
-def _exp6_args(tmp: Path, recruitment: Path, name: str, cfg: str) -> list[str]:
-    return [
-        "auctions",
-        "exp6",
-        "--recruitment",
-        str(recruitment),
-        "--datasets",
-        f"digits={tmp / 'digits.npz'}",
-        f"synthetic={tmp / 'synthetic.npz'}",
-        "--output",
-        str(tmp / f"{name}.csv"),
-        "--checkpoint",
-        str(tmp / f"{name}.pt"),
-        "--cfg",
-        cfg,
-    ]
+def _exp6_args(tmp: Path, recruitment: Path | list[Path], name: str, cfg: str) -> list[str]:
+    """A job training on ``recruitment`` (one file, or several in turn: outputs ``<name>_<k>.csv``)."""
+    files = recruitment if isinstance(recruitment, list) else [recruitment]
+    stems = [name] if not isinstance(recruitment, list) else [f"{name}_{k}" for k in range(len(files))]
+    args = ["auctions", "exp6", "--recruitment", *map(str, files)]
+    args += ["--datasets", f"digits={tmp / 'digits.npz'}", f"synthetic={tmp / 'synthetic.npz'}"]
+    args += ["--output", *[str(tmp / f"{stem}.csv") for stem in stems]]
+    return args + ["--checkpoint", *[str(tmp / f"{stem}.pt") for stem in stems], "--cfg", cfg]
 
 
 @pytest.fixture(scope="module")
@@ -103,11 +95,11 @@ def exp6_dir(tmp_path_factory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("exp6_resume")
     for name in ("digits", "synthetic"):
         save_cache(build_dataset(name, rng=seeding.generator(5, "dataset")), tmp / f"{name}.npz")
-    return tmp, _recruit(tmp, [("maxmin_fair", 0)])[0]
+    return tmp, _recruit(tmp, [("maxmin_fair", 0), ("maxmin_fair", 1)])
 
 
 def test_exp6_job_killed_mid_run_resumes_bit_identically(exp6_dir, capsys):
-    tmp, recruitment = exp6_dir
+    tmp, (recruitment, _) = exp6_dir
     cfg = _exp6_cfg()
     assert main(_exp6_args(tmp, recruitment, "whole", cfg)) == 0
     args = _exp6_args(tmp, recruitment, "killed", cfg)
@@ -121,7 +113,7 @@ def test_exp6_job_killed_mid_run_resumes_bit_identically(exp6_dir, capsys):
 
 
 def test_exp6_config_change_discards_the_stale_checkpoint(exp6_dir, capsys):
-    tmp, recruitment = exp6_dir
+    tmp, (recruitment, _) = exp6_dir
     new = _exp6_cfg(size_range=[6, 9])
     assert main(_exp6_args(tmp, recruitment, "clean", new)) == 0
     args = _exp6_args(tmp, recruitment, "stale", _exp6_cfg())
@@ -130,3 +122,16 @@ def test_exp6_config_change_discards_the_stale_checkpoint(exp6_dir, capsys):
     assert main(args) == 0
     assert "discarding checkpoint" in capsys.readouterr().err
     assert (tmp / "stale.csv").read_bytes() == (tmp / "clean.csv").read_bytes()
+
+
+def test_exp6_job_of_two_seeds_equals_a_job_per_seed(exp6_dir):
+    """Seeds 0 and 1 of a mechanism in one job (mmfl.job_granularity: setting) write the bytes of one job each."""
+    tmp, recruitments = exp6_dir
+    cfg = _exp6_cfg()
+    for k, recruitment in enumerate(recruitments):
+        assert main(_exp6_args(tmp, recruitment, f"single{k}", cfg)) == 0
+    assert main(_exp6_args(tmp, recruitments, "grouped", cfg)) == 0
+    for k in (0, 1):
+        assert (tmp / f"grouped_{k}.csv").read_bytes() == (tmp / f"single{k}.csv").read_bytes()
+    assert not list(tmp.glob("grouped_*.pt"))
+    assert set(pd.read_csv(tmp / "grouped_1.csv").seed) == {1}

@@ -1,6 +1,8 @@
 """`fairshare mmfl run` through the round driver: a job killed mid-run and rerun writes byte-identical outputs to an
-uninterrupted run; a checkpoint written under another config or another number of rounds is discarded. Only the
-killed run is a separate process; the others run in this one (same thread count, so the same floating point)."""
+uninterrupted run; a checkpoint written under another config or another number of rounds is discarded; a job that
+trains several seeds writes, for each, the bytes a job of that seed alone writes, and resumes a kill in its second
+seed without retraining the first. Only the killed runs are separate processes; the others run in this one (same
+thread count, so the same floating point)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from fairshare.cli import main
 from tests.conftest import REPO
@@ -32,33 +35,20 @@ def _cfg(rounds: int = ROUNDS, **training) -> str:
         "rounds": rounds,
         "methods": ["fedfair", "random"],
         "alphas": [3, 5],
+        "seeds": 2,
     }
     mmfl.update(experiments=[experiment], test_subset=100, **training)
     return json.dumps({"seed": 3, "device": "cpu", "mmfl": mmfl})
 
 
-def _args(tmp: Path, name: str, cfg: str, method: str = "fedfair", alpha: str | None = "5") -> list[str]:
-    args = [
-        "mmfl",
-        "run",
-        "--experiment",
-        "resume",
-        "--method",
-        method,
-        "--seed-index",
-        "0",
-        "--datasets",
-        f"digits={tmp / 'digits.npz'}",
-        f"synthetic={tmp / 'synthetic.npz'}",
-        "--output",
-        str(tmp / f"{name}.csv"),
-        "--allocation",
-        str(tmp / f"{name}.npz"),
-        "--checkpoint",
-        str(tmp / f"{name}.pt"),
-        "--cfg",
-        cfg,
-    ]
+def _args(
+    tmp: Path, name: str, cfg: str, method: str = "fedfair", alpha: str | None = "5", seeds: tuple[int, ...] = (0,)
+) -> list[str]:
+    """A job training ``seeds``; seed k's files are ``<name>_seed<k>.{csv,npz,pt}``."""
+    files = {ext: [str(tmp / f"{name}_seed{k}.{ext}") for k in seeds] for ext in ("csv", "npz", "pt")}
+    args = ["mmfl", "run", "--experiment", "resume", "--method", method, "--seed-index", *map(str, seeds)]
+    args += ["--datasets", f"digits={tmp / 'digits.npz'}", f"synthetic={tmp / 'synthetic.npz'}"]
+    args += ["--output", *files["csv"], "--allocation", *files["npz"], "--checkpoint", *files["pt"], "--cfg", cfg]
     return args + (["--alpha", alpha] if alpha else [])
 
 
@@ -66,8 +56,8 @@ def _run_here(args: list[str]) -> None:
     assert main(args) == 0
 
 
-def _outputs(tmp: Path, name: str) -> tuple[bytes, bytes]:
-    return (tmp / f"{name}.csv").read_bytes(), (tmp / f"{name}.npz").read_bytes()
+def _outputs(tmp: Path, name: str, seed: int = 0) -> tuple[bytes, bytes]:
+    return (tmp / f"{name}_seed{seed}.csv").read_bytes(), (tmp / f"{name}_seed{seed}.npz").read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -85,13 +75,13 @@ def test_killed_job_resumes_bit_identically(workdir, capsys):
     cfg = _cfg()
     _run_here(_args(workdir, "whole", cfg))
     args = _args(workdir, "killed", cfg)
-    killed_at = kill_mid_run(args, workdir / "killed.pt", ROUNDS)
-    assert 1 <= killed_at < ROUNDS and not (workdir / "killed.csv").exists()
+    killed_at = kill_mid_run(args, workdir / "killed_seed0.pt", ROUNDS)
+    assert 1 <= killed_at < ROUNDS and not (workdir / "killed_seed0.csv").exists()
     _run_here(args)
     assert "discarding" not in capsys.readouterr().err
     assert _outputs(workdir, "killed") == _outputs(workdir, "whole")
-    assert not (workdir / "killed.pt").exists()  # removed once the outputs are written
-    with np.load(workdir / "whole.npz") as z:  # the allocation map carries its run's keys
+    assert not (workdir / "killed_seed0.pt").exists()  # removed once the outputs are written
+    with np.load(workdir / "whole_seed0.npz") as z:  # the allocation map carries its run's keys
         assert (str(z["experiment"]), str(z["method"]), float(z["alpha"]), int(z["seed"])) == (
             "resume",
             "fedfair",
@@ -101,6 +91,31 @@ def test_killed_job_resumes_bit_identically(workdir, capsys):
         assert z["allocation"].shape == (4, ROUNDS)
 
 
+def test_a_job_of_several_seeds_writes_each_seeds_own_bytes_and_resumes_its_second_seed(workdir, capsys):
+    """Seeds 0 and 1 in one job equal a job per seed, bit for bit; killed during seed 1, the job keeps seed 0's
+    finished checkpoint (its outputs are written again from it, no retraining) and resumes seed 1."""
+    cfg = _cfg()
+    for seed in (0, 1):
+        _run_here(_args(workdir, "alone", cfg, seeds=(seed,)))
+    _run_here(_args(workdir, "both", cfg, seeds=(0, 1)))
+    assert [_outputs(workdir, "both", k) for k in (0, 1)] == [_outputs(workdir, "alone", k) for k in (0, 1)]
+    assert _outputs(workdir, "both", 0) != _outputs(workdir, "both", 1)
+    args = _args(workdir, "grouped", cfg, seeds=(0, 1))
+    assert 1 <= kill_mid_run(args, workdir / "grouped_seed1.pt", ROUNDS) < ROUNDS
+    assert torch.load(workdir / "grouped_seed0.pt", weights_only=False)["round"] == ROUNDS  # kept until the job ends
+    _run_here(args)
+    assert "discarding" not in capsys.readouterr().err
+    assert [_outputs(workdir, "grouped", k) for k in (0, 1)] == [_outputs(workdir, "both", k) for k in (0, 1)]
+    assert not list(workdir.glob("grouped_seed*.pt"))
+
+
+def test_one_output_per_seed_is_required(workdir, capsys):
+    args = _args(workdir, "short", _cfg(), seeds=(0, 1))
+    args.remove(str(workdir / "short_seed1.csv"))
+    assert main(args) == 2
+    assert "one entry per seed" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("change", ["config", "rounds"])
 def test_stale_checkpoint_is_discarded(workdir, capsys, change):
     """Killed mid-run, then rerun with another learning rate or with fewer rounds (issue 17: a run interrupted at round
@@ -108,7 +123,7 @@ def test_stale_checkpoint_is_discarded(workdir, capsys, change):
     new = _cfg(lr=0.02) if change == "config" else _cfg(rounds=3)
     _run_here(_args(workdir, f"clean_{change}", new))
     args = _args(workdir, f"stale_{change}", _cfg())
-    kill_mid_run(args, workdir / f"stale_{change}.pt", ROUNDS)
+    kill_mid_run(args, workdir / f"stale_{change}_seed0.pt", ROUNDS)
     args[args.index("--cfg") + 1] = new
     _run_here(args)
     err = capsys.readouterr().err

@@ -73,3 +73,50 @@ def test_tables_keep_runs_without_alpha_and_separate_alphas():
     }
     assert len(tables["rounds_to_threshold"]) == 5 * 2  # runs x thresholds (0.5, 0.7)
     assert "| exp2_s6 | fedfair | 3 | 0.700 | 0.600 | 1 |" in table2_markdown(tables["table2"])
+
+
+def test_training_defaults_to_faithful_and_chunk_stays_out_of_the_checkpoint_hash():
+    import pytest
+
+    from fairshare.config import ConfigError
+
+    train = _settings().training
+    assert (train.fidelity, train.precision, train.chunk, _settings().job_granularity) == (
+        "faithful",
+        "fp32",
+        None,
+        "setting",
+    )
+    assert train.lr_decay == {"default": 0.98, "cifar10": 1.0}
+    assert "chunk" not in train.job_settings() and train.job_settings()["fidelity"] == "faithful"
+    assert _settings(chunk=4).training.job_settings() == train.job_settings()  # memory only: a checkpoint stays valid
+    assert _settings(precision="bf16").training.job_settings() != train.job_settings()
+    with pytest.raises(ConfigError, match="fidelity"):
+        _settings(fidelity="authors")
+
+
+def test_jobs_hand_precision_and_chunk_to_the_engine(monkeypatch):
+    """A multi-model FL run and an auctions Exp 6 run train their tasks at the block's precision, with its chunk."""
+    from fairshare import seeding
+    from fairshare.data.datasets import build_dataset
+    from fairshare.games import auctions as au
+    from fairshare.learning.mmfl import FIDELITY
+    from fairshare.papers.auctions.experiment import Exp6, exp6_job
+    from fairshare.papers.mmfl.experiment import run_job
+
+    seen = []
+
+    def fake_run_mmfl(tasks, **kwargs):
+        seen.append(({t.settings.precision for t in tasks}, kwargs["chunk"], {t.fidelity for t in tasks}))
+        return [{"round": 1, "task": 0, "task_name": "t", "accuracy": 0.5, "loss": 1.0, "clients": 1}], None
+
+    monkeypatch.setattr("fairshare.learning.mmfl.run_mmfl", fake_run_mmfl)
+    datasets = {n: build_dataset(n, rng=seeding.generator(0, "dataset")) for n in ("digits", "synthetic")}
+    settings = _settings(precision="bf16", chunk=3, fidelity="corrected")
+    run_job(settings, settings.runs()[0], datasets, root=0, device="cpu", checkpoint=None)
+    config = validate_config({"auctions": {"exp6": {"tasks": ["digits", "synthetic"], "seeds": 1}}})
+    exp6 = Exp6.from_block(config["auctions"]["exp6"])
+    x = np.ones((4, 2))
+    record = {**au.Recruitment(x, x).to_record(), "mechanism": "gmmfair", "seed": 0, "budget": 1.0, "n_users": 4}
+    exp6_job(exp6, settings.training, record, datasets, root=0, device="cpu", checkpoint=None)
+    assert seen == [({"bf16"}, 3, {FIDELITY["corrected"]})] * 2

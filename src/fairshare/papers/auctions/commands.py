@@ -54,12 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=figures)
 
     p = sub.add_parser(
-        "exp6", help="train two tasks with FedFairMMFL on the clients of one recruitment file (Figure 7c)"
+        "exp6", help="train two tasks with FedFairMMFL on the clients of each recruitment file in turn (Figure 7c)"
     )
-    p.add_argument("--recruitment", required=True, help="a JSON written by 'fairshare auctions recruit'")
+    p.add_argument("--recruitment", nargs="+", required=True, help="JSONs written by 'fairshare auctions recruit'")
     p.add_argument("--datasets", nargs="+", required=True, help="name=path of the two tasks' cached datasets")
-    p.add_argument("--output", required=True)
-    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--output", nargs="+", required=True, help="per recruitment file: accuracy per task and round")
+    p.add_argument("--checkpoint", nargs="+", required=True, help="per recruitment file: its training checkpoint")
     cfg_argument(p)
     p.set_defaults(func=exp6)
 
@@ -128,6 +128,8 @@ def figures(args: argparse.Namespace) -> None:
 
 
 def exp6(args: argparse.Namespace) -> None:
+    """Train on each recruitment file in turn, writing its output as soon as it finishes; the checkpoints go only once
+    every output is written, so a rerun of a killed job skips the finished files and resumes the interrupted one."""
     from fairshare.data.datasets import load_cache
     from fairshare.learning.engine import resolve_device
     from fairshare.learning.rounds import discard_checkpoint
@@ -136,22 +138,27 @@ def exp6(args: argparse.Namespace) -> None:
 
     settings = Exp6.from_block(section(args, "auctions")["exp6"])
     training = Training.from_block(section(args, "mmfl"))
-    record = read_json(args.recruitment)
-    if record["n_tasks"] != len(settings.tasks):
-        raise CommandError(
-            f"{args.recruitment} recruits for {record['n_tasks']} tasks, but auctions.exp6.tasks names {len(settings.tasks)}"
-        )
+    if not len(args.recruitment) == len(args.output) == len(args.checkpoint):
+        raise CommandError("--recruitment, --output and --checkpoint need one entry per recruitment file")
+    records = [read_json(path) for path in args.recruitment]
+    for path, record in zip(args.recruitment, records):
+        if record["n_tasks"] != len(settings.tasks):
+            raise CommandError(
+                f"{path} recruits for {record['n_tasks']} tasks, but auctions.exp6.tasks names {len(settings.tasks)}"
+            )
     paths = dict(item.split("=", 1) for item in args.datasets)
     missing = [name for name in settings.tasks if name not in paths]
     if missing:
         raise CommandError(f"datasets {missing} of auctions.exp6.tasks were not passed with --datasets")
     datasets = {name: load_cache(paths[name]) for name in settings.tasks}
     device = resolve_device(section(args, "device"))
-    frame = exp6_job(
-        settings, training, record, datasets, root=section(args, "seed"), device=device, checkpoint=args.checkpoint
-    )
-    write_csv(args.output, frame)
-    discard_checkpoint(args.checkpoint)
+    for record, output, checkpoint in zip(records, args.output, args.checkpoint):
+        frame = exp6_job(
+            settings, training, record, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint
+        )
+        write_csv(output, frame)
+    for checkpoint in args.checkpoint:
+        discard_checkpoint(checkpoint)
 
 
 def figure7c(args: argparse.Namespace) -> None:

@@ -414,10 +414,11 @@ def exp6_job(
         executor=training.executor,
         sampling_rng=lambda r: seeding.generator(root, "sampling", 80 + seed, r),
         order_rng=lambda r, s, c: seeding.generator(root, "data_order", 80 + seed, r, s, c),
-        settings=settings_hash(dataclasses.asdict(training), exp6.job_settings(), mechanism, seed, root),
+        settings=settings_hash(training.job_settings(), exp6.job_settings(), mechanism, seed, root),
         checkpoint=checkpoint,
         eligibility=recruited.x,
         progress=progress,
+        chunk=training.chunk,
     )
     frame = pd.DataFrame(rows)
     frame.insert(0, "recruited", [float(recruited.take_up[t]) for t in frame.task])

@@ -15,15 +15,15 @@ HELP = "fair multi-model federated learning (FedFairMMFL, random, round robin, t
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="train one (experiment, method, alpha, seed)")
+    p = sub.add_parser("run", help="train the seeds of one (experiment, method, alpha), one after another")
     p.add_argument("--experiment", required=True)
     p.add_argument("--method", required=True, help="fedfair, random, round_robin or qffl")
     p.add_argument("--alpha", type=float, default=None, help="alpha of fedfair and qffl runs (omit for the others)")
-    p.add_argument("--seed-index", type=int, required=True)
+    p.add_argument("--seed-index", type=int, nargs="+", required=True, help="the seeds this job trains")
     p.add_argument("--datasets", nargs="+", required=True, help="name=path of every cached dataset the tasks use")
-    p.add_argument("--output", required=True, help="per-round accuracy, loss and clients per task (CSV)")
-    p.add_argument("--allocation", required=True, help="allocation map with its run's keys (NPZ)")
-    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--output", nargs="+", required=True, help="per seed: accuracy, loss and clients per task and round")
+    p.add_argument("--allocation", nargs="+", required=True, help="per seed: allocation map with its run's keys (NPZ)")
+    p.add_argument("--checkpoint", nargs="+", required=True, help="per seed: its round-by-round checkpoint")
     cfg_argument(p)
     p.set_defaults(func=run)
 
@@ -48,36 +48,42 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    """Train each seed in turn, writing its outputs as soon as it finishes; the checkpoints go only once every seed's
+    outputs are written, so a rerun of a killed job skips the finished seeds (their last checkpoint) and resumes the
+    interrupted one."""
     from fairshare.data.datasets import load_cache
     from fairshare.learning.engine import resolve_device
     from fairshare.learning.rounds import discard_checkpoint
     from fairshare.papers.mmfl.experiment import Settings, run_job
 
     settings = Settings.from_block(section(args, "mmfl"))
+    if not len(args.seed_index) == len(args.output) == len(args.allocation) == len(args.checkpoint):
+        raise CommandError("--seed-index, --output, --allocation and --checkpoint need one entry per seed")
     try:
-        job = settings.run(args.experiment, args.method, args.alpha, args.seed_index)
+        jobs = [settings.run(args.experiment, args.method, args.alpha, seed) for seed in args.seed_index]
     except KeyError as exc:
         raise CommandError(exc.args[0]) from None
+    tasks = settings.experiment(args.experiment).tasks
     paths = dict(item.split("=", 1) for item in args.datasets)
-    missing = [name for name in settings.experiment(job.experiment).tasks if name not in paths]
+    missing = [name for name in tasks if name not in paths]
     if missing:
-        raise CommandError(f"datasets {missing} of experiment '{job.experiment}' were not passed with --datasets")
-    datasets = {name: load_cache(paths[name]) for name in settings.experiment(job.experiment).tasks}
+        raise CommandError(f"datasets {missing} of experiment '{args.experiment}' were not passed with --datasets")
+    datasets = {name: load_cache(paths[name]) for name in tasks}
     device = resolve_device(section(args, "device"))
-    rows, alloc = run_job(
-        settings, job, datasets, root=section(args, "seed"), device=device, checkpoint=args.checkpoint
-    )
-    alpha = np.nan if job.alpha is None else job.alpha
-    write_npz(
-        args.allocation,
-        allocation=alloc,
-        experiment=np.array(job.experiment),
-        method=np.array(job.method),
-        alpha=np.array(alpha),
-        seed=np.array(job.seed),
-    )
-    write_csv(args.output, rows)
-    discard_checkpoint(args.checkpoint)
+    for job, output, allocation, checkpoint in zip(jobs, args.output, args.allocation, args.checkpoint):
+        rows, alloc = run_job(settings, job, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint)
+        alpha = np.nan if job.alpha is None else job.alpha
+        write_npz(
+            allocation,
+            allocation=alloc,
+            experiment=np.array(job.experiment),
+            method=np.array(job.method),
+            alpha=np.array(alpha),
+            seed=np.array(job.seed),
+        )
+        write_csv(output, rows)
+    for checkpoint in args.checkpoint:
+        discard_checkpoint(checkpoint)
 
 
 def summarize(args: argparse.Namespace) -> None:

@@ -24,25 +24,35 @@ KEYS = ["experiment", "method", "alpha", "seed"]  # what identifies one training
 
 @dataclass(frozen=True)
 class Training:
-    """The block's local-training and aggregation settings (Exp 6 of the auctions trains with them too)."""
+    """The block's local-training and aggregation settings (Exp 6 of the auctions trains with them too).
+
+    ``fidelity`` names a preset of ``fairshare.learning.mmfl.FIDELITY`` (the authors' code quirks, or none of them);
+    ``lr_decay`` is the per-round learning-rate factor per dataset, inert in the faithful preset; ``precision`` and
+    ``chunk`` go to the engine (``chunk`` only bounds memory, so it is left out of :meth:`job_settings`)."""
 
     alpha: float
     models: Mapping[str, str]
-    faithful_models: bool
-    mask_absent_classes: bool
+    fidelity: str
     local_epochs: int
     batch_size: int
     lr: float
+    lr_decay: Mapping[str, float]
     momentum: float
     weight_decay: Mapping[str, float]
     weighted_aggregation: Mapping[str, bool]
     qffl_lipschitz: float
     test_subset: int
     executor: str
+    precision: str
+    chunk: int | None
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> Training:
         return cls(**{f.name: block[f.name] for f in dataclasses.fields(cls)})
+
+    def job_settings(self) -> dict[str, Any]:
+        """The keys a training job's result depends on (for its checkpoint's settings hash)."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "chunk"}
 
     def task(
         self,
@@ -60,7 +70,7 @@ class Training:
         """Task ``position`` of a run (``fairshare.learning.mmfl.Task``): its test subset drawn from (root, test_key),
         its model initialised from (root, init_key, position); model and weight decay looked up by dataset."""
         from fairshare.learning.engine import TrainSettings
-        from fairshare.learning.mmfl import build_task
+        from fairshare.learning.mmfl import FIDELITY, build_task
 
         n_test = self.test_subset or len(dataset.y_test)
         test_indices = seeding.generator(root, "sampling", test_key).permutation(len(dataset.y_test))[:n_test]
@@ -70,17 +80,19 @@ class Training:
             lr=self.lr,
             momentum=self.momentum,
             weight_decay=self.weight_decay.get(dataset.name, self.weight_decay["default"]),
-            absent_class_fill=0.0 if mask_absent else None,
+            precision=self.precision,
         )
         return build_task(
             f"{name}#{position}",
             dataset,
             partition,
             model=self.models[dataset.name],
-            faithful=self.faithful_models,
+            fidelity=FIDELITY[self.fidelity],
             settings=settings,
             test_indices=test_indices,
             init_seed=seeding.integer_seed(root, "init", init_key, position) % (2**31),
+            mask_absent=mask_absent,
+            lr_decay=self.lr_decay.get(dataset.name, self.lr_decay["default"]),
             device=device,
         )
 
@@ -140,6 +152,7 @@ class Settings:
     per_task_experiment: str
     alpha_sweep_experiment: str
     comparable_tolerance: float  # accuracy gap read as "comparable" / "the same" in the claims
+    job_granularity: str  # "setting": one job trains every seed of a (experiment, method, alpha); "seed": one each
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> Settings:
@@ -168,6 +181,7 @@ class Settings:
             per_task_experiment=block["per_task_experiment"],
             alpha_sweep_experiment=block["alpha_sweep_experiment"],
             comparable_tolerance=block["comparable_tolerance"],
+            job_granularity=block["job_granularity"],
         )
 
     def experiment(self, name: str) -> Experiment:
@@ -215,7 +229,7 @@ def run_job(
             part = mmfl_iid(ds.y_train, exp.clients, exp.size_range, prng)
         else:
             part = mmfl_noniid(ds.y_train, exp.clients, exp.size_range, exp.class_ratio, prng)
-        mask = train.mask_absent_classes and exp.partition != "iid"
+        mask = exp.partition != "iid"  # the authors mask absent classes in their non-iid experiments
         tasks.append(
             train.task(
                 name,
@@ -241,10 +255,11 @@ def run_job(
         executor=train.executor,
         sampling_rng=lambda r: seeding.generator(root, "sampling", run.seed, r),
         order_rng=lambda r, s, c: seeding.generator(root, "data_order", run.seed, r, s, c),
-        settings=settings_hash(dataclasses.asdict(train), exp.job_settings(), run.method, run.alpha, run.seed, root),
+        settings=settings_hash(train.job_settings(), exp.job_settings(), run.method, run.alpha, run.seed, root),
         checkpoint=checkpoint,
         lipschitz=train.qffl_lipschitz,
         progress=progress,
+        chunk=train.chunk,
     )
     frame = pd.DataFrame(rows)
     for i, key in enumerate(KEYS):
