@@ -8,6 +8,7 @@ each executor and client count, and last the ratio at the last client count.
 
 Usage: python bench/engine_throughput.py [--clients 20 120] [--device auto|cpu|cuda] [--epochs 1] [--repeats 2]
                                          [--chunk N] [--precision fp32|bf16] [--amp] [--vectorize auto|on|off]
+                                         [--threads N]
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ def main() -> None:
         help="batched executor's gradient path: auto (vmap where it pays, else the plain client loop), "
         "on (vmap forced), off (client by client on the stacked state)",
     )
+    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
     torch.manual_seed(0)
     model = build_model("mnist_cnn", (1, 28, 28), 10).to(device)

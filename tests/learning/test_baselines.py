@@ -11,6 +11,7 @@ from fairshare.learning.engine import ClientData, TrainSettings, balanced_accura
 from fairshare.learning.slimmable import SlimmableMLP
 
 SETTINGS = TrainSettings(epochs=1, batch_size=16, lr=0.05, momentum=0.9)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def order(r, i):
@@ -146,3 +147,65 @@ def test_steps_through_the_round_driver_resume_exactly(setup, tmp_path):
     assert all(torch.equal(a[k], b[k]) for a, b in zip(part["locals"], whole["locals"]) for k in a)
     server, _, reps = baselines.cgsv(model, init, clients, SETTINGS, 4, order, gamma=0.5, executor="sequential")
     assert _close(server, whole["server"], atol=0) and np.array_equal(reps, np.array(whole["history"]))
+
+
+@pytest.fixture(scope="module")
+def bn_setup(digits_tensors):
+    """A slimmable ResNet-18 (running statistics in every switchable batch norm) on three clients of 8x8 digits."""
+    from fairshare.learning.slimmable import SlimmableResNet18
+
+    x, y = digits_tensors
+    x = x.expand(-1, 3, -1, -1).contiguous()
+    clients = [ClientData(x[a:b], y[a:b]) for a, b in ((0, 32), (32, 48), (48, 56))]
+    torch.manual_seed(0)
+    model = SlimmableResNet18((3, 8, 8), 10, widths=[0.5, 1.0], base=2)
+    return model, {k: v.clone() for k, v in model.state_dict().items()}, clients
+
+
+def _bn_stats(state: dict) -> dict:
+    """The full-width batch norms' running statistics (width 0.5's copies are never trained at full width)."""
+    return {k: v for k, v in state.items() if ".bn.1.running_" in k or k.endswith(".bn.1.num_batches_tracked")}
+
+
+def test_cgsv_carries_batch_norm_statistics_as_fedavg_does(bn_setup):
+    """Issue 19: CGSV updated only named_parameters, so ResNet-18's running statistics never left their initial
+    values. After one round the server and every reward model carry the clients' trained statistics, averaged by
+    data size: FedAvg's statistics, bit for bit."""
+    model, init, clients = bn_setup
+    step = baselines.cgsv_step(model, clients, SETTINGS, order, gamma=0.5, executor="sequential")
+    state, _, _ = step(0, baselines.cgsv_start(init, clients))
+    expected = _bn_stats(baselines.fedavg_step(model, clients, SETTINGS, order, executor="sequential")(0, init)[0])
+    assert expected
+    for m in [state["server"], *state["locals"]]:
+        stats = _bn_stats(m)
+        assert all(not torch.equal(stats[k], init[k]) for k in stats if "running_" in k)  # every statistic moved
+        assert _close(stats, expected, atol=0)
+
+
+def test_iafl_carries_the_statistics_of_the_updates_each_client_receives(bn_setup):
+    """IAFL: client i's statistics pool those of the clients whose updates it receives (contribution 0: its own
+    only), the server's pool every participant's."""
+    model, init, clients = bn_setup
+    step = baselines.iafl_step(
+        model, clients, SETTINGS, order, [0.9, 0.9, 0.0], lambda r: np.random.default_rng(r), executor="sequential"
+    )
+    state, _, _ = step(0, baselines.iafl_start(init, clients))
+    trained = local_train(
+        model, init, clients, SETTINGS, generators=[order(0, i) for i in range(3)], executor="sequential"
+    )
+    keys = list(_bn_stats(init))
+    everyone = baselines.pooled_buffers(trained, [32, 16, 8], keys)
+    assert _close(_bn_stats(state["server"]), everyone, atol=0)
+    assert _close(_bn_stats(state["locals"][2]), _bn_stats(trained[2]), atol=0)  # gamma = 0: nobody else's update
+    assert _close(_bn_stats(state["locals"][0]), everyone, atol=0)  # gamma = 1: every participant's update
+    for m in [state["server"], *state["locals"]]:
+        assert all(not torch.equal(m[k], init[k]) for k in keys if "running_" in k)
+
+
+def test_iafl_with_all_contributions_zero_shares_fully(setup):
+    """Chance-level standalone models can all score 0 (the smoke profile's stand-ins): equal contributions, so
+    IAFL is FedAvg, as with any equal contributions (it used to fail on 0/0)."""
+    model, init, clients, _ = setup
+    zero = baselines.iafl(model, init, clients, SETTINGS, 1, order, [0.0, 0.0, 0.0], np.random.default_rng)[1]
+    equal = baselines.iafl(model, init, clients, SETTINGS, 1, order, [0.5, 0.5, 0.5], np.random.default_rng)[1]
+    assert all(_close(a, b, atol=0) for a, b in zip(zero, equal))

@@ -1,11 +1,16 @@
-# "Aequa: Fair Model Rewards in Collaborative Learning via Slimmable Networks": one job per
-# (dataset, partition, method, seed) -- standalone first (the contributions), then FedAvg-FT, CGSV, IAFL, Aequa
-# (and Aequa with a lower p_min on quantity-skew partitions, Table 8) -- then tables, claims and figures.
+# "Aequa: Fair Model Rewards in Collaborative Learning via Slimmable Networks": training jobs write one JSON per
+# (dataset, partition, method, seed) -- standalone first (the contributions), then FedAvg-FT, CGSV, IAFL, Aequa (and
+# Aequa with a lower p_min on quantity-skew partitions, Table 8) -- then tables, claims and figures.
+# aequa.job_granularity decides what one job trains: `setting` (every seed and method of a (dataset, partition): one
+# start-up of torch per setting, for a local CPU) or `seed` (every method of one seed: one GPU job each on a cluster).
+import re
+
 AEQUA = config["aequa"]
 USED_DATASETS.update(AEQUA["datasets"])
 AEQUA_SCHEMES = {p["name"]: p["scheme"] for p in AEQUA["partitions"]}
 AEQUA_EXT_SEEDS = AEQUA.get("extension_seeds", AEQUA["seeds"])  # participation rate, training-time rewards, scale
 AEQUA_LOGS = "logs/aequa"
+AEQUA_PER_SEED = AEQUA["job_granularity"] == "seed"
 
 
 def aequa_methods(partition):
@@ -20,6 +25,7 @@ AEQUA_NON_TRAINING_KEYS = (
     "seeds",
     "extension_seeds",
     "methods",
+    "job_granularity",
     "table_partitions",
     "table9_datasets",
     "curve_partition",
@@ -39,6 +45,27 @@ def aequa_job_cfg(*extensions, partition=None):
     return cfg_file({"seed": config["seed"], "device": config["device"], "aequa": keep})
 
 
+def aequa_job_runs(methods):
+    """(seed, method, output) of one training job, standalone first within each seed; the seed and the setting stay
+    wildcards ("{seed}" under `seed` granularity)."""
+    seeds = ["{seed}"] if AEQUA_PER_SEED else range(AEQUA["seeds"])
+    return [(s, m, f"results/aequa/runs/{{dataset}}/{{partition}}/{m}/seed{s}.json") for s in seeds for m in methods]
+
+
+def aequa_run_args(wildcards, output, methods):
+    """`--run SEED METHOD OUTPUT CHECKPOINT` for every output of the job (checkpoints under checkpoints/aequa/runs/)."""
+    args = []
+    for (s, m, _), path in zip(aequa_job_runs(methods), output):
+        seed = wildcards.seed if AEQUA_PER_SEED else s
+        saved = f"{CHECKPOINTS}/aequa/runs/{wildcards.dataset}/{wildcards.partition}/{m}/seed{seed}.pt"
+        args.append(f"--run {seed} {m} {path} {saved}")
+    return " ".join(args)
+
+
+def partitions_regex(names):
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
 AEQUA_RUNS = [
     f"results/aequa/runs/{d}/{p}/{m}/seed{s}.json"
     for d in AEQUA["datasets"]
@@ -47,36 +74,43 @@ AEQUA_RUNS = [
     for s in range(AEQUA["seeds"])
 ]
 AEQUA_TABLES = ("table1", "table2", "table7", "table8", "table9")
+# Partitions with Table 8's extra Aequa run (quantity skew) get the second rule below, with one more output per seed.
+AEQUA_BASE_METHODS = ["standalone", *AEQUA["methods"]]
+AEQUA_PMIN_PARTITIONS = [p for p in AEQUA_SCHEMES if len(aequa_methods(p)) > len(AEQUA_BASE_METHODS)]
 
 
 rule aequa_run:
-    """Train one method on one setting, checkpointing every round."""
+    """Train every method of one setting (and seed, under `seed` granularity), checkpointing every round."""
     input:
         data=lambda w: dataset_file(w.dataset),
-        standalone=lambda w: (
-            []
-            if w.method == "standalone"
-            else f"results/aequa/runs/{w.dataset}/{w.partition}/standalone/seed{w.seed}.json"
-        ),
     output:
-        "results/aequa/runs/{dataset}/{partition}/{method}/seed{seed}.json",
+        [out for _, _, out in aequa_job_runs(AEQUA_BASE_METHODS)],
     log:
-        f"{AEQUA_LOGS}/runs/{{dataset}}/{{partition}}/{{method}}/seed{{seed}}.log",
+        f"{AEQUA_LOGS}/runs/{{dataset}}/{{partition}}/" + ("seed{seed}.log" if AEQUA_PER_SEED else "all_seeds.log"),
     wildcard_constraints:
         dataset="[A-Za-z0-9_]+",
-        partition="[A-Za-z0-9_.]+",
-        method="standalone|fedavg_ft|cgsv|iafl|aequa|aequa_pmin",
+        partition=partitions_regex(set(AEQUA_SCHEMES) - set(AEQUA_PMIN_PARTITIONS)),
         seed=r"\d+",
     resources:
         gpu=GPU,
     params:
         cfg=lambda w: aequa_job_cfg(partition=w.partition),
-        standalone=lambda w, input: f"--standalone {input.standalone}" if input.standalone else "",
-        checkpoint=lambda w: f"{CHECKPOINTS}/aequa/runs/{w.dataset}/{w.partition}/{w.method}/seed{w.seed}.pt",
+        runs=lambda w, output: aequa_run_args(w, output, AEQUA_BASE_METHODS),
     shell:
         "fairshare aequa run --dataset {wildcards.dataset} --dataset-file {input.data} --partition {wildcards.partition}"
-        " --method {wildcards.method} --seed-index {wildcards.seed} {params.standalone} --output {output}"
-        " --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
+        " {params.runs} --cfg {params.cfg} > {log} 2>&1"
+
+
+use rule aequa_run as aequa_run_pmin with:
+    output:
+        [out for _, _, out in aequa_job_runs([*AEQUA_BASE_METHODS, "aequa_pmin"])],
+    wildcard_constraints:
+        dataset="[A-Za-z0-9_]+",
+        partition=partitions_regex(AEQUA_PMIN_PARTITIONS),
+        seed=r"\d+",
+    params:
+        cfg=lambda w: aequa_job_cfg(partition=w.partition),
+        runs=lambda w, output: aequa_run_args(w, output, [*AEQUA_BASE_METHODS, "aequa_pmin"]),
 
 
 rule aequa_summarize:

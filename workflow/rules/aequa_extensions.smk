@@ -1,6 +1,7 @@
 # Aequa extensions: participation rate as the contribution (Sec. 6.4: Table 3, Fig. 2) and training-time rewards
-# (Sec. 6.5, Algorithm 2: Figs 3-4). One job per (dataset, [partition,] method, seed); training-time jobs reuse the
-# main experiments' standalone runs of the same setting as contributions.
+# (Sec. 6.5, Algorithm 2: Figs 3-4). One JSON per (dataset, [partition,] method, seed); as in aequa.smk, one job
+# trains every seed and method of a dataset [and partition] (`setting` granularity) or every method of one seed
+# (`seed`). Training-time jobs reuse the main experiments' standalone runs of the same setting as contributions.
 AEQUA_PART = AEQUA["participation"]
 AEQUA_TT = AEQUA["training_time"]
 USED_DATASETS.update(AEQUA_PART["datasets"], AEQUA_TT["datasets"])
@@ -20,26 +21,45 @@ AEQUA_TT_RUNS = [
 ]
 
 
+def aequa_ext_runs(stem, methods):
+    """(seed, method, output) of one extension job: `stem` is the results folder below results/aequa/ (with the
+    job's wildcards); the seed stays a wildcard under `seed` granularity."""
+    seeds = ["{seed}"] if AEQUA_PER_SEED else range(AEQUA_EXT_SEEDS)
+    return [(s, m, f"results/aequa/{stem}/{m}/seed{s}.json") for s in seeds for m in methods]
+
+
+def aequa_ext_run_args(wildcards, output, stem, methods):
+    """`--run SEED METHOD OUTPUT CHECKPOINT` for every output of an extension job (checkpoints mirror the outputs)."""
+    args = []
+    for (s, m, _), path in zip(aequa_ext_runs(stem, methods), output):
+        seed = wildcards.seed if AEQUA_PER_SEED else s
+        saved = f"{CHECKPOINTS}/aequa/{stem.format(**dict(wildcards.items()))}/{m}/seed{seed}.pt"
+        args.append(f"--run {seed} {m} {path} {saved}")
+    return " ".join(args)
+
+
+AEQUA_EXT_LOG = "seed{seed}.log" if AEQUA_PER_SEED else "all_seeds.log"
+
+
 rule aequa_participation_run:
-    """Train one method with Bernoulli participation, checkpointing every round."""
+    """Train the participation runs of one dataset (and seed), checkpointing every round."""
     input:
         data=lambda w: dataset_file(w.dataset),
     output:
-        "results/aequa/participation/{dataset}/{method}/seed{seed}.json",
+        [out for _, _, out in aequa_ext_runs("participation/{dataset}", AEQUA_PART["methods"])],
     log:
-        f"{AEQUA_LOGS}/participation/{{dataset}}/{{method}}/seed{{seed}}.log",
+        f"{AEQUA_LOGS}/participation/{{dataset}}/{AEQUA_EXT_LOG}",
     wildcard_constraints:
         dataset="[A-Za-z0-9_]+",
-        method="fedavg_ft|cgsv|iafl|aequa",
         seed=r"\d+",
     resources:
         gpu=GPU,
     params:
         cfg=lambda w: aequa_job_cfg("participation", partition=AEQUA_PART["partition"]),
-        checkpoint=lambda w: f"{CHECKPOINTS}/aequa/participation/{w.dataset}/{w.method}/seed{w.seed}.pt",
+        runs=lambda w, output: aequa_ext_run_args(w, output, "participation/{dataset}", AEQUA_PART["methods"]),
     shell:
-        "fairshare aequa-ext participation --dataset {wildcards.dataset} --dataset-file {input.data} --method {wildcards.method}"
-        " --seed-index {wildcards.seed} --output {output} --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
+        "fairshare aequa-ext participation --dataset {wildcards.dataset} --dataset-file {input.data} {params.runs}"
+        " --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_participation_summary:
@@ -63,29 +83,36 @@ rule aequa_participation_summary:
         " --per-client {output.per_client} --claims {output.claims} --figure {params.stem} --cfg {params.cfg} > {log} 2>&1"
 
 
+def aequa_tt_seeds(wildcards):
+    return [wildcards.seed] if AEQUA_PER_SEED else range(AEQUA_EXT_SEEDS)
+
+
 rule aequa_training_time_run:
-    """Train one method with per-round evaluation of its rewards, checkpointing every round."""
+    """Train the training-time runs of one setting (and seed) with per-round evaluation, checkpointing every round."""
     input:
         data=lambda w: dataset_file(w.dataset),
-        standalone="results/aequa/runs/{dataset}/{partition}/standalone/seed{seed}.json",
+        standalone=lambda w: [
+            f"results/aequa/runs/{w.dataset}/{w.partition}/standalone/seed{s}.json" for s in aequa_tt_seeds(w)
+        ],
     output:
-        "results/aequa/training_time/{dataset}/{partition}/{method}/seed{seed}.json",
+        [out for _, _, out in aequa_ext_runs("training_time/{dataset}/{partition}", AEQUA_TT["methods"])],
     log:
-        f"{AEQUA_LOGS}/training_time/{{dataset}}/{{partition}}/{{method}}/seed{{seed}}.log",
+        f"{AEQUA_LOGS}/training_time/{{dataset}}/{{partition}}/{AEQUA_EXT_LOG}",
     wildcard_constraints:
         dataset="[A-Za-z0-9_]+",
         partition="[A-Za-z0-9_.]+",
-        method="fedavg_ft|cgsv|iafl|aequa|aequa_cgsv|aequa_shapfed",
         seed=r"\d+",
     resources:
         gpu=GPU,
     params:
         cfg=lambda w: aequa_job_cfg("training_time", partition=w.partition),
-        checkpoint=lambda w: f"{CHECKPOINTS}/aequa/training_time/{w.dataset}/{w.partition}/{w.method}/seed{w.seed}.pt",
+        runs=lambda w, output: aequa_ext_run_args(w, output, "training_time/{dataset}/{partition}", AEQUA_TT["methods"]),
+        standalone=lambda w, input: " ".join(
+            f"--standalone {s} {path}" for s, path in zip(aequa_tt_seeds(w), input.standalone)
+        ),
     shell:
-        "fairshare aequa-ext training-time --dataset {wildcards.dataset} --dataset-file {input.data} --partition {wildcards.partition}"
-        " --method {wildcards.method} --seed-index {wildcards.seed} --standalone {input.standalone} --output {output}"
-        " --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
+        "fairshare aequa-ext training-time --dataset {wildcards.dataset} --dataset-file {input.data}"
+        " --partition {wildcards.partition} {params.runs} {params.standalone} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_training_time_summary:
@@ -139,21 +166,21 @@ def scale_inputs(wildcards):
     inputs = {"data": SCALE_DATA}
     if SCALE_WRITERS:
         inputs["writers"] = SCALE_WRITERS
-    if wildcards.get("method", "standalone") != "standalone":
-        inputs["standalone"] = f"results/aequa/scale/standalone/seed{wildcards.seed}.json"
     return inputs
 
 
+AEQUA_SCALE_METHODS = ["standalone", "fedavg_ft", "aequa"]
+
+
 rule aequa_scale_run:
-    """Train one method of the scale experiment, checkpointing every round."""
+    """Train the scale experiment's runs (every method of every seed, or of one seed), checkpointing every round."""
     input:
         unpack(scale_inputs),
     output:
-        "results/aequa/scale/{method}/seed{seed}.json",
+        [out for _, _, out in aequa_ext_runs("scale", AEQUA_SCALE_METHODS)],
     log:
-        f"{AEQUA_LOGS}/scale/{{method}}/seed{{seed}}.log",
+        f"{AEQUA_LOGS}/scale/{AEQUA_EXT_LOG}",
     wildcard_constraints:
-        method="standalone|fedavg_ft|aequa",
         seed=r"\d+",
     resources:
         gpu=GPU,
@@ -161,12 +188,10 @@ rule aequa_scale_run:
         dataset=AEQUA_SCALE["dataset"],
         cfg=lambda w: aequa_job_cfg("scale"),
         writers=lambda w, input: f"--writers {input.writers}" if "writers" in input.keys() else "",
-        standalone=lambda w, input: f"--standalone {input.standalone}" if "standalone" in input.keys() else "",
-        checkpoint=lambda w: f"{CHECKPOINTS}/aequa/scale/{w.method}/seed{w.seed}.pt",
+        runs=lambda w, output: aequa_ext_run_args(w, output, "scale", AEQUA_SCALE_METHODS),
     shell:
         "fairshare aequa-ext scale --dataset {params.dataset} --dataset-file {input.data} {params.writers}"
-        " --method {wildcards.method} --seed-index {wildcards.seed} {params.standalone} --output {output}"
-        " --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
+        " {params.runs} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule aequa_scale_overhead:
@@ -192,11 +217,7 @@ rule aequa_scale_overhead:
 rule aequa_scale_summary:
     """Table 4, the overhead, claims and Figure 5."""
     input:
-        runs=[
-            f"results/aequa/scale/{m}/seed{s}.json"
-            for m in ("standalone", "fedavg_ft", "aequa")
-            for s in range(AEQUA_EXT_SEEDS)
-        ],
+        runs=[f"results/aequa/scale/{m}/seed{s}.json" for m in AEQUA_SCALE_METHODS for s in range(AEQUA_EXT_SEEDS)],
         overhead="results/aequa/scale/overhead.csv",
     output:
         table_csv="results/aequa/table4.csv",

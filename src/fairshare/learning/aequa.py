@@ -20,7 +20,8 @@ After training, :func:`width_accuracy_curve` gives a(p) on a grid of widths and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -32,7 +33,7 @@ from fairshare.learning.rounds import RoundStep, run_rounds
 from fairshare.learning.slimmable import SlimmableMLP, SlimmableResNet18, SwitchableBatchNorm2d, set_width
 
 SUBWIDTH_MODES = ("full_plus_random", "random_only", "sandwich")
-AEQUA_MODELS = ("aequa_cnn1", "aequa_cnn2", "aequa_resnet18", "aequa_mlp")
+AEQUA_MODELS = ("aequa_cnn1", "aequa_cnn2", "aequa_resnet18", "aequa_lstm", "aequa_mlp")
 State = dict[str, torch.Tensor]
 
 
@@ -50,21 +51,31 @@ def build_slimmable_model(
     input_shape: Sequence[int],
     n_classes: int,
     *,
-    bn_widths: Sequence[float] | None = None,
+    bn_widths: Sequence[float] | np.ndarray | None = None,
     mlp_hidden: Sequence[int] = (128, 128),
     resnet_base: int = 64,
+    vocab_size: int | None = None,
+    text: Mapping[str, Any] | None = None,
 ) -> nn.Module:
-    """One of Aequa's slimmable architectures (``bn_widths``: the width bucket of the ResNet's switchable BN)."""
-    if name in ("aequa_cnn1", "aequa_cnn2"):
-        from fairshare.learning.models import build_model
+    """One of Aequa's slimmable architectures.
 
+    ``bn_widths``: the width bucket of the ResNet's switchable BN (a list or a numpy array, as :func:`width_grid`
+    gives); ``vocab_size`` and ``text`` (``embed_dim``, ``hidden``, ``bidirectional``, ``dropout``): the SST LSTM's.
+    """
+    from fairshare.learning.models import build_model
+
+    if name in ("aequa_cnn1", "aequa_cnn2"):
         return build_model(name, input_shape, n_classes)
     if name == "aequa_mlp":
         return SlimmableMLP(input_shape, n_classes, hidden=tuple(mlp_hidden))
     if name == "aequa_resnet18":
-        if not bn_widths:
+        if bn_widths is None or len(bn_widths) == 0:
             raise ValueError("aequa_resnet18 needs the discrete width bucket of its switchable batch norm")
         return SlimmableResNet18(input_shape, n_classes, widths=[float(w) for w in bn_widths], base=resnet_base)
+    if name == "aequa_lstm":
+        if vocab_size is None:
+            raise ValueError("aequa_lstm needs the vocabulary size")
+        return build_model(name, input_shape, n_classes, vocab_size=vocab_size, **dict(text or {}))
     raise ValueError(f"unknown slimmable model '{name}'; choose one of {', '.join(AEQUA_MODELS)}")
 
 

@@ -259,6 +259,20 @@ def _param_keys(model: nn.Module) -> list[str]:
     return [n for n, _ in model.named_parameters()]
 
 
+def _buffer_keys(model: nn.Module) -> list[str]:
+    """State entries that are not parameters: batch norm's running statistics and counters."""
+    params = set(_param_keys(model))
+    return [k for k in model.state_dict() if k not in params]
+
+
+def pooled_buffers(states: Sequence[State], sizes: Sequence[float], keys: Sequence[str]) -> State:
+    """The buffers ``keys`` (batch norm's running statistics) averaged over ``states`` by data size, as FedAvg averages
+    them: the statistics of the clients whose updates built a model, pooled (empty without buffers)."""
+    if not keys:
+        return {}
+    return weighted_average([{k: s[k] for k in keys} for s in states], sizes)
+
+
 def _delta(new: State, old: State, keys: Sequence[str]) -> State:
     return {k: new[k] - old[k] for k in keys}
 
@@ -309,8 +323,13 @@ def cgsv_step(
 
     With ``participants``, only the clients joining round r train, upload, update their reputation and receive a
     reward that round; the others keep their model and reputation.
+
+    Batch norm's running statistics are not part of the update (they are no gradient: no normalisation, cosine or
+    sparsification): the server model and every participant's reward model (built from everybody's aggregated
+    update) carry the participants' trained statistics averaged by data size (:func:`pooled_buffers`).
     """
-    keys = _param_keys(model)
+    keys, buffers = _param_keys(model), _buffer_keys(model)
+    sizes = np.array([len(c) for c in clients], float)
 
     def step(r: int, state: dict[str, Any]) -> tuple[dict[str, Any], dict, int]:
         server, locals_, rep = state["server"], list(state["locals"]), state["reputation"]
@@ -338,10 +357,11 @@ def cgsv_step(
             rep = rep / rep.sum()
             q = torch.tanh(beta * rep)
             q = q / q[ids].max()
+            stats = pooled_buffers(trained, sizes[ids], buffers)
             for i in ids:
                 reward = sparsify(agg, min(float(q[i]), 1.0))
-                locals_[i] = {**locals_[i], **{k: locals_[i][k] + reward[k] for k in keys}}
-            server = {**server, **{k: server[k] + agg[k] for k in keys}}
+                locals_[i] = {**locals_[i], **{k: locals_[i][k] + reward[k] for k in keys}, **_clone(stats)}
+            server = {**server, **{k: server[k] + agg[k] for k in keys}, **stats}
         state = {
             "server": server,
             "locals": locals_,
@@ -411,10 +431,15 @@ def iafl_step(
 
     With ``participants``, round r's updates come from the joining clients only, and each of them receives its own
     update averaged with ceil(gamma_i (m - 1)) of the other m - 1 participants'.
+
+    Batch norm's running statistics follow the updates a model is built from, averaged by data size
+    (:func:`pooled_buffers`): client i's reward model carries the trained statistics of the clients whose updates it
+    received (itself and its sampled others; all participants on a reset), the server model all participants'.
     """
-    keys = _param_keys(model)
+    keys, buffers = _param_keys(model), _buffer_keys(model)
     c = np.asarray(contributions, float)
-    gam = np.minimum(1.0, c / c.max()) ** (1.0 - kappa)
+    # all contributions zero (e.g. chance-level standalone models): equal contributions, everybody shares fully
+    gam = (np.minimum(1.0, c / c.max()) if c.max() > 0 else np.ones_like(c)) ** (1.0 - kappa)
     sizes = np.array([len(cl) for cl in clients], float)
 
     def step(r: int, state: dict[str, Any]) -> tuple[dict[str, Any], dict, int]:
@@ -431,7 +456,9 @@ def iafl_step(
                 executor,
             )
             deltas = {int(i): _delta(new, locals_[i], keys) for new, i in zip(trained, ids)}
+            after = {int(i): new for new, i in zip(trained, ids)}
             full = weighted_average([deltas[int(i)] for i in ids], sizes[ids])
+            stats = pooled_buffers(trained, sizes[ids], buffers)
             m = len(ids)
             for i in ids:
                 n_others = int(np.ceil(gam[i] * (m - 1)))
@@ -439,10 +466,11 @@ def iafl_step(
                 members = [int(i), *others.tolist()]
                 upd = weighted_average([deltas[j] for j in members], sizes[members])
                 if q > 0 and rng.random() < q:
-                    locals_[i] = {**locals_[i], **{k: server[k] + full[k] for k in keys}}
+                    locals_[i] = {**locals_[i], **{k: server[k] + full[k] for k in keys}, **_clone(stats)}
                 else:
-                    locals_[i] = {**locals_[i], **{k: locals_[i][k] + upd[k] for k in keys}}
-            server = {**server, **{k: server[k] + full[k] for k in keys}}
+                    own = pooled_buffers([after[j] for j in members], sizes[members], buffers)
+                    locals_[i] = {**locals_[i], **{k: locals_[i][k] + upd[k] for k in keys}, **own}
+            server = {**server, **{k: server[k] + full[k] for k in keys}, **stats}
         return {"server": server, "locals": locals_}, {}, _samples(clients, ids, settings)
 
     return step

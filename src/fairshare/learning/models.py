@@ -16,7 +16,7 @@ takes effect) are training settings; ``fairshare.learning.mmfl.Fidelity`` switch
 
 Aequa (spec §4.4; slimmable versions from ``fairshare.learning.slimmable``; layer sizes the paper lost are the spec's
 reconstructions): ``aequa_cnn1`` (1 conv + 2 FC, MNIST/FMNIST), ``aequa_cnn2`` (2 conv + 2 FC, SVHN),
-``aequa_resnet18`` (ResNet-18 with switchable batch norm on a width grid), ``aequa_lstm`` (embedding, LSTM, 3 FC),
+``aequa_resnet18`` (ResNet-18 with switchable batch norm on a width grid), ``aequa_lstm`` (embedding, bidirectional LSTM, 3 FC),
 ``aequa_mlp`` (slimmable MLP for the offline profile's tabular data).
 
 Payoff flows (spec §3.1): ``MLP`` with hidden (64, 64) is the authors' 784-64-64-10 network (logits out).
@@ -174,7 +174,8 @@ def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options
     ``faithful`` (mnist_cnn, emnist_cnn); ``track_running_stats``, ``width`` (preact_resnet18);
     ``channels``, ``hidden`` (small_cnn); ``hidden`` (mlp, aequa_mlp); ``widths`` (the switchable-batch-norm width
     grid of aequa_cnn1/2 (optional) and aequa_resnet18 (required)); ``base``, ``track_running_stats``
-    (aequa_resnet18); ``vocab_size`` (required), ``embed_dim``, ``hidden`` (aequa_lstm).
+    (aequa_resnet18); ``vocab_size`` (required), ``embed_dim``, ``hidden``, ``bidirectional``, ``dropout`` (aequa_lstm).
+    Width grids may be any sequence (a list, or the numpy array a config-derived grid is).
     """
     if name in ("mnist_cnn", "emnist_cnn"):
         return MnistCNN(input_shape, n_classes, faithful=options.get("faithful", False))
@@ -198,7 +199,7 @@ def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options
             input_shape, n_classes, convs=1 if name == "aequa_cnn1" else 2, widths=options.get("widths")
         )
     if name == "aequa_resnet18":
-        if not options.get("widths"):
+        if options.get("widths") is None or len(options["widths"]) == 0:
             raise ValueError("aequa_resnet18 has switchable batch norm: pass its width grid as widths=[...]")
         return slimmable.SlimmableResNet18(
             input_shape,
@@ -211,7 +212,12 @@ def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options
         if "vocab_size" not in options:
             raise ValueError("aequa_lstm needs vocab_size")
         return slimmable.SlimmableTextLSTM(
-            options["vocab_size"], n_classes, options.get("embed_dim", 300), options.get("hidden", 120)
+            options["vocab_size"],
+            n_classes,
+            options.get("embed_dim", 300),
+            options.get("hidden", 120),
+            options.get("bidirectional", True),
+            options.get("dropout", 0.5),
         )
     if name == "aequa_mlp":
         return slimmable.SlimmableMLP(input_shape, n_classes, hidden=options.get("hidden", (128, 128)))

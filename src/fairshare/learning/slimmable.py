@@ -80,7 +80,7 @@ class SwitchableBatchNorm2d(nn.Module, _Slimmable):
     def __init__(self, channels: int, widths: Sequence[float], track_running_stats: bool = False):
         super().__init__()
         self.channels = channels
-        self.widths = tuple(sorted(widths))
+        self.widths = tuple(sorted(float(p) for p in widths))
         self.bn = nn.ModuleList(
             nn.BatchNorm2d(units(p, channels), track_running_stats=track_running_stats) for p in self.widths
         )
@@ -219,7 +219,9 @@ class SlimmableCNN(nn.Module):
             SlimmableConv2d(chans[i], chans[i + 1], 5, slim_in=i > 0, padding=2) for i in range(convs)
         )
         self.norms = (
-            nn.ModuleList(SwitchableBatchNorm2d(chans[i + 1], widths) for i in range(convs)) if widths else None
+            None
+            if widths is None or len(widths) == 0
+            else nn.ModuleList(SwitchableBatchNorm2d(chans[i + 1], widths) for i in range(convs))
         )
         spatial = (h // 2**convs) * (w // 2**convs)
         hidden = 128 if convs == 1 else 512
@@ -251,18 +253,39 @@ class _SlimmableFlatLinear(SlimmableLinear):
 
 
 class SlimmableTextLSTM(nn.Module):
-    """Aequa's LSTM for SST (IAFL-style reconstruction): embedding (not slimmed) -> LSTM -> 3 FC layers."""
+    """Aequa's LSTM for SST (App. B: embedding, an LSTM layer, three FC layers; sizes lost). Reconstruction [spec §4.4,
+    I-med]: IAFL's ``LSTM_Text``: Embedding(vocab -> 300, not slimmed) -> bidirectional LSTM (hidden 120) -> dropout
+    0.5 -> FC(240 -> 120) -> FC(120 -> 84) -> FC(84 -> classes).
 
-    def __init__(self, vocab_size: int, n_classes: int, embed_dim: int = 300, hidden: int = 120):
+    Both directions run over the whole padded sequence (no packing) and their last hidden states are interleaved
+    unit by unit (forward 0, backward 0, forward 1, ...), so the width-p sub-network's first FC input is the prefix
+    of 2 ceil(pH) entries and sub-networks stay nested. ``bidirectional=False`` gives a one-direction LSTM.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        n_classes: int,
+        embed_dim: int = 300,
+        hidden: int = 120,
+        bidirectional: bool = True,
+        dropout: float = 0.5,
+    ):
         super().__init__()
         self.embed = nn.Embedding(vocab_size, embed_dim)
         self.lstm = SlimmableLSTM(embed_dim, hidden)
-        self.fc1 = SlimmableLinear(hidden, 120)
+        self.lstm_reverse = SlimmableLSTM(embed_dim, hidden) if bidirectional else None
+        self.dropout = nn.Dropout(dropout)
+        self.fc1 = _SlimmableFlatLinear(hidden, 2 if bidirectional else 1, 120)
         self.fc2 = SlimmableLinear(120, 84)
         self.fc3 = SlimmableLinear(84, n_classes, slim_out=False)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        h = self.lstm(self.embed(tokens))
+        x = self.embed(tokens)
+        h = self.lstm(x)
+        if self.lstm_reverse is not None:
+            h = torch.stack([h, self.lstm_reverse(x.flip(1))], dim=2)
+        h = self.dropout(h.flatten(1))
         return self.fc3(F.relu(self.fc2(F.relu(self.fc1(h)))))
 
 

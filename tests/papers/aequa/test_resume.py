@@ -1,5 +1,7 @@
-"""Aequa's training jobs through the round driver: an Aequa job and a baseline job (CGSV) killed mid-run resume to
-exactly the result of an uninterrupted run, and a checkpoint written under another config is discarded."""
+"""Aequa's training jobs through the round driver. A job trains several runs (seeds and methods of one setting):
+each seed's results equal those of a job training that seed alone; a job killed mid-run (Snakemake then deletes
+its outputs) resumes every run to exactly the result of an uninterrupted job, finished runs from their kept final
+checkpoints; a checkpoint written under another config is discarded."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from tests.conftest import REPO
 from tests.support.kill_resume import kill_mid_run, run_command
 
 ROUNDS = 12
+METHODS = ("standalone", "cgsv", "aequa")
 
 
 def _cfg(**train) -> str:
@@ -26,28 +29,18 @@ def _cfg(**train) -> str:
     return json.dumps({"seed": 3, "device": "cpu", "aequa": aequa})
 
 
-def _args(tmp: Path, method: str, output: str, cfg: str, standalone: Path | None) -> list[str]:
-    args = [
-        "aequa",
-        "run",
-        "--dataset",
-        "digits",
-        "--dataset-file",
-        str(tmp / "digits.npz"),
-        "--partition",
-        "homogeneous",
-        "--method",
-        method,
-        "--seed-index",
-        "0",
-        "--output",
-        str(tmp / output),
-        "--checkpoint",
-        str(tmp / f"{output}.pt"),
-        "--cfg",
-        cfg,
-    ]
-    return args + (["--standalone", str(standalone)] if standalone else [])
+def _out(tmp: Path, tag: str, seed: int, method: str, suffix: str = "json") -> Path:
+    return tmp / f"{tag}_{method}_seed{seed}.{suffix}"
+
+
+def _args(tmp: Path, tag: str, seeds: list[int], cfg: str, methods=METHODS) -> list[str]:
+    """`aequa run` of the given seeds and methods, outputs and checkpoints named after ``tag``."""
+    args = ["aequa", "run", "--dataset", "digits", "--dataset-file", str(tmp / "digits.npz")]
+    args += ["--partition", "homogeneous", "--cfg", cfg]
+    for s in seeds:
+        for m in methods:
+            args += ["--run", str(s), m, str(_out(tmp, tag, s, m)), str(_out(tmp, tag, s, m, "pt"))]
+    return args
 
 
 def _result(path: Path) -> dict:
@@ -58,38 +51,48 @@ def _result(path: Path) -> dict:
     return out
 
 
+def _same(tmp: Path, tag: str, reference: str, seeds: list[int], methods=METHODS) -> bool:
+    return all(_result(_out(tmp, tag, s, m)) == _result(_out(tmp, reference, s, m)) for s in seeds for m in methods)
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    """The digits cache and the setting's standalone contributions."""
+    """The digits cache and an uninterrupted job training seeds 0 and 1 (tag ``whole``)."""
     from fairshare import seeding
     from fairshare.data.datasets import build_dataset, save_cache
 
     tmp = tmp_path_factory.mktemp("aequa_resume")
     save_cache(build_dataset("digits", rng=seeding.generator(3, "dataset")), tmp / "digits.npz")
-    run_command(_args(tmp, "standalone", "standalone.json", _cfg(), None))
+    run_command(_args(tmp, "whole", [0, 1], _cfg()))
+    assert not list(tmp.glob("whole_*.pt"))  # every checkpoint removed once the job's outputs are written
     return tmp
+
+
+def test_a_seed_trained_with_others_equals_a_job_of_its_own(workdir):
+    run_command(_args(workdir, "alone", [1], _cfg()))
+    assert _same(workdir, "alone", "whole", [1])
 
 
 @pytest.mark.parametrize("method", ["aequa", "cgsv"])
 def test_killed_job_resumes_bit_identically(workdir, method):
-    cfg, standalone = _cfg(), workdir / "standalone.json"
-    run_command(_args(workdir, method, f"{method}_whole.json", cfg, standalone))
-    args = _args(workdir, method, f"{method}_killed.json", cfg, standalone)
-    killed_at = kill_mid_run(args, workdir / f"{method}_killed.json.pt", ROUNDS)
-    assert 1 <= killed_at < ROUNDS and not (workdir / f"{method}_killed.json").exists()
+    args = _args(workdir, method, [0, 1], _cfg())
+    killed_at = kill_mid_run(args, _out(workdir, method, 1, method, "pt"), ROUNDS)
+    assert 1 <= killed_at < ROUNDS and _out(workdir, method, 0, "aequa").exists()
+    assert _out(workdir, method, 0, "aequa", "pt").exists()  # a finished run's checkpoint is kept until the job ends
+    for path in workdir.glob(f"{method}_*.json"):  # Snakemake deletes an incomplete job's outputs before its rerun
+        path.unlink()
     rerun = run_command(args)
     assert "discarding" not in rerun.stderr
-    assert _result(workdir / f"{method}_killed.json") == _result(workdir / f"{method}_whole.json")
-    assert not (workdir / f"{method}_killed.json.pt").exists()  # removed once the output is written
+    assert _same(workdir, method, "whole", [0, 1])
+    assert not list(workdir.glob(f"{method}_*.pt"))
 
 
 def test_config_change_discards_the_stale_checkpoint(workdir):
-    standalone = workdir / "standalone.json"
-    changed = _cfg(lr=0.02)
-    run_command(_args(workdir, "aequa", "changed_whole.json", changed, standalone))
-    args = _args(workdir, "aequa", "stale.json", _cfg(), standalone)
-    kill_mid_run(args, workdir / "stale.json.pt", ROUNDS)
+    changed, methods = _cfg(lr=0.02), ("standalone", "aequa")
+    run_command(_args(workdir, "changed", [0], changed, methods))
+    args = _args(workdir, "stale", [0], _cfg(), methods)
+    kill_mid_run(args, _out(workdir, "stale", 0, "aequa", "pt"), ROUNDS)
     args[args.index("--cfg") + 1] = changed
     rerun = run_command(args)
     assert "discarding checkpoint" in rerun.stderr and "other settings" in rerun.stderr
-    assert _result(workdir / "stale.json") == _result(workdir / "changed_whole.json")
+    assert _same(workdir, "stale", "changed", [0], methods)

@@ -1,14 +1,12 @@
-"""Commands for Aequa (fair model rewards via slimmable networks): one training job per (dataset, partition, method,
-seed), then the paper's tables, claims and figures. Every output path comes from the rule."""
+"""Commands for Aequa (fair model rewards via slimmable networks): training jobs that write one JSON per (dataset,
+partition, method, seed), then the paper's tables, claims and figures. Every output path comes from the rule."""
 
 from __future__ import annotations
 
 import argparse
-import time
 
-from fairshare import seeding
 from fairshare.cli import CommandError, cfg_argument, section
-from fairshare.io import read_json, run_metadata, write_csv, write_json, write_text
+from fairshare.io import read_json, write_csv, write_json, write_text
 
 GROUP = "aequa"
 HELP = "Aequa: slimmable collaborative training, fair post-training allocation, FedAvg-FT / CGSV / IAFL baselines"
@@ -18,20 +16,13 @@ TABLES = ("table1", "table2", "table7", "table8", "table9")
 def register(sub: argparse._SubParsersAction) -> None:
     from fairshare.papers.aequa.experiment import METHODS
 
-    p = sub.add_parser("run", help="train one (dataset, partition, method, seed) and write its per-client rewards")
+    p = sub.add_parser(
+        "run", help="train runs of one (dataset, partition): seeds and methods, each writing its per-client rewards"
+    )
     p.add_argument("--dataset", required=True, help="the setting's dataset name as configured")
     p.add_argument("--dataset-file", required=True, help="cached .npz (after the offline fallback)")
     p.add_argument("--partition", required=True, help="name of an aequa.partitions entry")
-    p.add_argument("--method", required=True, choices=METHODS)
-    p.add_argument("--seed-index", type=int, required=True)
-    p.add_argument(
-        "--standalone",
-        help="the same setting's standalone result (contributions); every method but standalone needs it",
-    )
-    p.add_argument("--output", required=True, help="the run's JSON")
-    p.add_argument(
-        "--checkpoint", help="round checkpoint (resumed when its settings match; removed once the output is written)"
-    )
+    runs_argument(p, METHODS, "each seed's methods need the seed's standalone run (the contributions) in the job")
     cfg_argument(p)
     p.set_defaults(func=run)
 
@@ -58,40 +49,56 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=figures)
 
 
+def runs_argument(p: argparse.ArgumentParser, methods: tuple[str, ...], note: str = "") -> None:
+    """``--run SEED METHOD OUTPUT CHECKPOINT``, repeatable: the runs one training job trains."""
+    p.add_argument(
+        "--run",
+        nargs=4,
+        action="append",
+        required=True,
+        dest="runs",
+        metavar=("SEED", "METHOD", "OUTPUT", "CHECKPOINT"),
+        help=f"one run: seed index, method ({', '.join(methods)}), its JSON and its round checkpoint (resumed when "
+        "its settings match; the job's checkpoints are removed once all its outputs are written)"
+        + (f"; {note}" if note else ""),
+    )
+
+
+def parse_runs(args: argparse.Namespace, methods: tuple[str, ...]) -> list:
+    """The ``--run`` values as ``experiment.Run`` records."""
+    from fairshare.papers.aequa.experiment import Run
+
+    runs = []
+    for seed, method, output, checkpoint in args.runs:
+        if method not in methods or not seed.isdigit():
+            raise CommandError(f"--run {seed} {method}: need a seed index and one of {', '.join(methods)}")
+        runs.append(Run(int(seed), method, output, checkpoint))
+    return runs
+
+
+def write_runs(runs: list, trained) -> None:
+    """Write each run's JSON as soon as it is trained, then remove every checkpoint of the job: kept until now, so a
+    job killed after some runs resumes each of them from its last round (finished ones from their final round)."""
+    from fairshare.learning.rounds import discard_checkpoint
+
+    for done, out in trained:
+        write_json(done.output, out)
+    for done in runs:
+        discard_checkpoint(done.checkpoint)
+
+
 def run(args: argparse.Namespace) -> None:
-    from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import discard_checkpoint, settings_hash
     from fairshare.papers.aequa import experiment as ex
 
-    started = time.perf_counter()
-    cfg, root = section(args, "aequa"), section(args, "seed")
-    if args.method != "standalone" and not args.standalone:
-        raise CommandError(f"method {args.method} needs --standalone (the contributions)")
+    cfg = section(args, "aequa")
+    runs = parse_runs(args, ex.METHODS)
     entry = ex.partition_entry(cfg, args.partition)
-    set_deterministic(
-        seeding.integer_seed(root, f"aequa/torch/{args.dataset}/{args.partition}/{args.method}", args.seed_index)
-        % 2**31
+    write_runs(
+        runs,
+        ex.train_runs(
+            cfg, section(args, "seed"), section(args, "device"), args.dataset, args.dataset_file, entry, runs, args.cfg
+        ),
     )
-    st = ex.prepare(
-        cfg,
-        root,
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        entry,
-        args.seed_index,
-        p_min_key="p_min_ablation" if args.method == "aequa_pmin" else "p_min",
-    )
-    contributions = ex.read_contributions(args.standalone, args.method, len(st.clients))
-    digest = settings_hash(
-        args.cfg, args.dataset, args.partition, args.method, args.seed_index, ex.data_fingerprint(st), contributions
-    )
-    out = {**st.info, "method": args.method, **ex.contribution_fields(contributions)}
-    out.update(ex.run_method(cfg, st, args.method, contributions, ex.Job(args.checkpoint, digest)))
-    out["seconds"] = time.perf_counter() - started
-    out["metadata"] = run_metadata(root, seed_index=st.seed, device=str(st.device))
-    write_json(args.output, out)
-    discard_checkpoint(args.checkpoint)
 
 
 def summarize(args: argparse.Namespace) -> None:

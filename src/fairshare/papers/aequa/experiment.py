@@ -1,18 +1,24 @@
-"""Aequa's experiments: one training job per (dataset, partition, method, seed), and the tidy results and tables
+"""Aequa's experiments: training runs, one per (dataset, partition, method, seed), and the tidy results and tables
 the paper reports (Tables 1, 2, 7, 8, 9).
 
-A job's :class:`Setting` is built once from the ``aequa`` config block (:func:`prepare`): data, partition, model,
+A run's :class:`Setting` is built from the ``aequa`` config block (:func:`prepare`): data, partition, model,
 initialisation, optimiser, learning-rate schedule and the width grid a(p) is measured and allocated on. Every random
 choice comes from a stream named after the setting (not the method), so all methods of a setting see the same
 clients, test subset and initial weights. Every method's rounds go through ``fairshare.learning.rounds.run_rounds``
-with the job's checkpoint and settings hash (:class:`Job`).
+with the run's checkpoint and settings hash (:class:`Job`).
+
+One job may train several runs (:func:`train_runs`: every seed and method of a setting, or every method of a seed):
+each run re-seeds torch and rebuilds its setting exactly as a job of its own would, so its result does not depend on
+what else the job trains.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,17 +84,21 @@ class Contributions:
 
 
 def read_contributions(path: str | None, method: str, clients: int) -> Contributions | None:
-    """The standalone accuracies of a setting from its standalone run (None for the standalone method itself)."""
+    """The standalone accuracies of a setting from its standalone run's JSON (None for the standalone method)."""
     from fairshare.io import read_json
 
     if method == "standalone":
         return None
     if not path:
         raise ConfigError(f"method {method} needs the setting's standalone run (the contributions)")
-    run = read_json(path)
+    return contributions_of(read_json(path), clients, str(path))
+
+
+def contributions_of(run: dict, clients: int, source: str = "the standalone run") -> Contributions:
+    """The standalone accuracies in a standalone run's result fields."""
     test = np.asarray(run["reward_acc"], float)
     if len(test) != clients:
-        raise ConfigError(f"{path} has {len(test)} clients, this setting {clients}")
+        raise ConfigError(f"{source} has {len(test)} clients, this setting {clients}")
     if "validation_acc" in run:
         return Contributions(test, np.asarray(run["validation_acc"], float), True)
     return Contributions(test, test, False)
@@ -134,10 +144,35 @@ def pearson(x, y) -> float:
         return _pearson(x, y)
 
 
-# ----------------------------------------------------------------------------------------------- one job's setting
+# ----------------------------------------------------------------------------------------------- one run's setting
+@functools.lru_cache(maxsize=2)
+def load_dataset(path: str):
+    """The cached dataset at ``path``, read (and its digest checked) once per job however many runs it trains."""
+    from fairshare.data.datasets import load_cache
+
+    return load_cache(path)
+
+
+def is_tokens(x: np.ndarray) -> bool:
+    """Token ids (SST: int64) rather than images (uint8) or features (float)."""
+    return np.issubdtype(x.dtype, np.integer) and x.dtype != np.uint8
+
+
+def model_inputs(x: np.ndarray, y: np.ndarray, device) -> tuple:
+    """(inputs, labels) as tensors on ``device``: images and features through the engine's ``to_tensors``; token ids
+    stay int64 for the embedding."""
+    import torch
+
+    from fairshare.learning.engine import to_tensors
+
+    if is_tokens(x):
+        return torch.as_tensor(x, dtype=torch.int64).to(device), torch.as_tensor(y, dtype=torch.int64).to(device)
+    return to_tensors(x, y, device)
+
+
 @dataclasses.dataclass(frozen=True)
 class Setting:
-    """Everything one (dataset, partition, seed) job trains on; identical for every method of the setting."""
+    """Everything one (dataset, partition, seed) run trains on; identical for every method of the setting."""
 
     dataset: str
     used: str
@@ -197,13 +232,12 @@ def prepare(
     """
     import torch
 
-    from fairshare.data.datasets import load_cache
     from fairshare.data.partition import make_partition
     from fairshare.learning import aequa as aq
-    from fairshare.learning.engine import ClientData, TrainSettings, resolve_device, to_tensors
+    from fairshare.learning.engine import ClientData, TrainSettings, resolve_device
 
     device = resolve_device(device_name)
-    ds = load_cache(dataset_file)
+    ds = load_dataset(str(dataset_file))
     used, key, s = ds.name, f"{dataset}/{entry['name']}", seed_index
     if device.type == "cpu":
         torch.set_num_threads(
@@ -225,11 +259,11 @@ def prepare(
     test_rng = seeding.generator(root, f"aequa/test/{dataset}", s)
     test_idx = test_rng.permutation(len(ds.y_test))[: cfg["test_subset"] or len(ds.y_test)]
     n_feat = lookup(cfg["max_features"], used, dataset)
-    if n_feat and ds.x_train.ndim == 2:  # tabular data only
+    if n_feat and ds.x_train.ndim == 2 and not is_tokens(ds.x_train):  # tabular data only
         ds = dataclasses.replace(ds, x_train=ds.x_train[:, :n_feat], x_test=ds.x_test[:, :n_feat])
-    x, y = to_tensors(ds.x_train[train_idx], ds.y_train[train_idx], device)
-    test = to_tensors(ds.x_test[test_idx], ds.y_test[test_idx], device)
-    val = None if val_idx is None else to_tensors(ds.x_train[val_idx], ds.y_train[val_idx], device)
+    x, y = model_inputs(ds.x_train[train_idx], ds.y_train[train_idx], device)
+    test = model_inputs(ds.x_test[test_idx], ds.y_test[test_idx], device)
+    val = None if val_idx is None else model_inputs(ds.x_train[val_idx], ds.y_train[val_idx], device)
     client_data = [
         ClientData(x[torch.as_tensor(ix, device=device)], y[torch.as_tensor(ix, device=device)])
         for ix in part.client_indices
@@ -247,6 +281,8 @@ def prepare(
         bn_widths=bn_grid,
         mlp_hidden=cfg["mlp_hidden"],
         resnet_base=cfg["resnet_base"],
+        vocab_size=int(max(ds.x_train.max(), ds.x_test.max())) + 1 if is_tokens(ds.x_train) else None,
+        text=cfg["lstm"],
     ).to(device)
     init = {n: v.detach().clone() for n, v in model.state_dict().items()}
     tr = cfg["train"]
@@ -458,6 +494,78 @@ def run_method(cfg: dict, st: Setting, method: str, contributions: Contributions
         state, _ = job.rounds(step, baselines.iafl_start(st.init, st.clients), st.rounds, desc="iafl")
         return {"global_acc": st.acc(state["server"]), "reward_acc": [st.acc(x) for x in state["locals"]]}
     return aequa_rewards(cfg, st, method, contributions, job)
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One training run of a job: its seed, method, output JSON and round checkpoint."""
+
+    seed: int
+    method: str
+    output: str
+    checkpoint: str | None
+
+
+def job_order(runs: Sequence[Run]) -> list[Run]:
+    """The runs seed by seed (in order of first appearance), each seed's standalone run first (the contributions
+    every other method of the seed needs). A seed without its standalone run is an error."""
+    seeds = list(dict.fromkeys(r.seed for r in runs))
+    ordered = []
+    for seed in seeds:
+        mine = sorted((r for r in runs if r.seed == seed), key=lambda r: r.method != "standalone")
+        if mine[0].method != "standalone":
+            raise ConfigError(f"seed {seed}: {mine[0].method} needs the seed's standalone run in the same job")
+        ordered += mine
+    return ordered
+
+
+def train_runs(
+    cfg: dict,
+    root: int,
+    device_name: str,
+    dataset: str,
+    dataset_file: str,
+    entry: dict,
+    runs: Sequence[Run],
+    cfg_id: str,
+) -> Iterator[tuple[Run, dict]]:
+    """Train the runs of one job (see :func:`job_order`), yielding each run's result fields as soon as it is done.
+
+    Each run seeds torch, builds its setting and hashes its settings exactly as a job training only that run: its
+    result (``seconds`` and ``metadata`` aside) is the same whatever else the job trains. ``cfg_id`` names the
+    job's config (its --cfg) in the settings hash.
+    """
+    from fairshare.learning.engine import set_deterministic
+    from fairshare.learning.rounds import settings_hash
+
+    standalone: dict[int, dict] = {}
+    for run in job_order(runs):
+        started = time.perf_counter()
+        set_deterministic(
+            seeding.integer_seed(root, f"aequa/torch/{dataset}/{entry['name']}/{run.method}", run.seed) % 2**31
+        )
+        p_min_key = "p_min_ablation" if run.method == "aequa_pmin" else "p_min"
+        st = prepare(cfg, root, device_name, dataset, dataset_file, entry, run.seed, p_min_key=p_min_key)
+        contributions = None
+        if run.method != "standalone":
+            contributions = contributions_of(standalone[run.seed], len(st.clients))
+        digest = settings_hash(
+            cfg_id, dataset, entry["name"], run.method, run.seed, data_fingerprint(st), contributions
+        )
+        out = {**st.info, "method": run.method, **contribution_fields(contributions)}
+        out.update(run_method(cfg, st, run.method, contributions, Job(run.checkpoint, digest)))
+        if run.method == "standalone":
+            standalone[run.seed] = out
+        yield run, finished(out, st, started)
+
+
+def finished(out: dict, st: Setting, started: float) -> dict:
+    """A run's result fields with its seconds (from ``started``, a ``time.perf_counter()`` value) and provenance."""
+    from fairshare.io import run_metadata
+
+    out["seconds"] = time.perf_counter() - started
+    out["metadata"] = run_metadata(st.root, seed_index=st.seed, device=str(st.device))
+    return out
 
 
 def width_curve(st: Setting, state: dict, split: tuple | None = None):

@@ -5,27 +5,31 @@ path comes from the rule."""
 from __future__ import annotations
 
 import argparse
-import time
 
 from fairshare import seeding
 from fairshare.cli import CommandError, cfg_argument, section
-from fairshare.io import read_json, run_metadata, write_csv, write_json, write_text
+from fairshare.io import read_json, write_csv, write_text
+from fairshare.papers.aequa.commands import parse_runs, runs_argument, write_runs
 
 GROUP = "aequa-ext"
 HELP = "Aequa extensions: participation-rate contributions (Table 3, Fig. 2), training-time rewards (Figs 3-4), FEMNIST at scale (Table 4, Fig. 5)"
 
 
 def _job(
-    sub: argparse._SubParsersAction, name: str, help: str, func, seed_index_default: int | None = None
+    sub: argparse._SubParsersAction, name: str, help: str, func, methods: tuple[str, ...] = (), note: str = ""
 ) -> argparse.ArgumentParser:
+    """A training command: its runs (``--run``, one per seed and method), or with no ``methods`` one output."""
     p = sub.add_parser(name, help=help)
     p.add_argument("--dataset", required=True, help="the setting's dataset name as configured")
     p.add_argument("--dataset-file", required=True, help="cached .npz (after the offline fallback)")
-    p.add_argument("--seed-index", type=int, required=seed_index_default is None, default=seed_index_default)
-    p.add_argument("--output", required=True)
-    p.add_argument(
-        "--checkpoint", help="round checkpoint (resumed when its settings match; removed once the output is written)"
-    )
+    if methods:
+        runs_argument(p, methods, note)
+    else:
+        p.add_argument("--output", required=True)
+        p.add_argument(
+            "--checkpoint",
+            help="round checkpoint (resumed when its settings match; removed once the output is written)",
+        )
     cfg_argument(p)
     p.set_defaults(func=func)
     return p
@@ -34,13 +38,13 @@ def _job(
 def register(sub: argparse._SubParsersAction) -> None:
     from fairshare.papers.aequa_extensions.experiment import PARTICIPATION_METHODS, SCALE_METHODS, TRAINING_TIME_METHODS
 
-    p = _job(
+    _job(
         sub,
         "participation",
-        "one (dataset, method, seed) with Bernoulli participation; rates are the contributions",
+        "runs of one dataset (seeds, methods) with Bernoulli participation; rates are the contributions",
         participation,
+        PARTICIPATION_METHODS,
     )
-    p.add_argument("--method", required=True, choices=PARTICIPATION_METHODS)
 
     p = sub.add_parser("participation-summary", help="Table 3 (CSV + Markdown), claims and Figure 2")
     p.add_argument("runs", nargs="+")
@@ -51,10 +55,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     cfg_argument(p)
     p.set_defaults(func=participation_summary)
 
-    p = _job(sub, "training-time", "one (dataset, partition, method, seed) evaluated every round", training_time)
+    p = _job(
+        sub,
+        "training-time",
+        "runs of one (dataset, partition) (seeds, methods) evaluated every round",
+        training_time,
+        TRAINING_TIME_METHODS,
+    )
     p.add_argument("--partition", required=True)
-    p.add_argument("--method", required=True, choices=TRAINING_TIME_METHODS)
-    p.add_argument("--standalone", required=True, help="the setting's standalone run (contributions)")
+    p.add_argument(
+        "--standalone",
+        nargs=2,
+        action="append",
+        required=True,
+        metavar=("SEED", "JSON"),
+        help="the setting's standalone run of a seed (the contributions); one per seed trained",
+    )
 
     p = sub.add_parser("training-time-summary", help="per-round metrics, claims and Figures 3-4")
     p.add_argument("runs", nargs="+")
@@ -72,22 +88,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=training_time_summary)
 
     p = _job(
-        sub, "scale", "one method of the FEMNIST scalability experiment (writer clients, partial participation)", scale
+        sub,
+        "scale",
+        "runs (seeds, methods) of the FEMNIST scalability experiment (writer clients, partial participation)",
+        scale,
+        SCALE_METHODS,
+        "each seed's methods need the seed's standalone run (the contributions) in the job",
     )
     p.add_argument(
         "--writers",
         help="npz with writers_train (real FEMNIST writer ids); without it the configured writer-like partition",
     )
-    p.add_argument("--method", required=True, choices=SCALE_METHODS)
-    p.add_argument("--standalone", help="the standalone run (contributions); every method but standalone needs it")
 
-    p = _job(
-        sub,
-        "scale-overhead",
-        "seconds per round of FedAvg and Aequa, alternately in one process",
-        scale_overhead,
-        seed_index_default=0,
-    )
+    p = _job(sub, "scale-overhead", "seconds per round of FedAvg and Aequa, alternately in one process", scale_overhead)
     p.add_argument("--writers")
 
     p = sub.add_parser("scale-summary", help="Table 4, overhead, claims and Figure 5")
@@ -107,34 +120,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=femnist_data)
 
 
-def _finish(args: argparse.Namespace, out: dict, root: int, st, started: float) -> None:
-    from fairshare.learning.rounds import discard_checkpoint
-
-    out["seconds"] = time.perf_counter() - started
-    out["metadata"] = run_metadata(root, seed_index=st.seed, device=str(st.device))
-    write_json(args.output, out)
-    discard_checkpoint(args.checkpoint)
-
-
 def participation(args: argparse.Namespace) -> None:
-    from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import settings_hash
-    from fairshare.papers.aequa import experiment as ex
-    from fairshare.papers.aequa_extensions.experiment import run_participation
+    from fairshare.papers.aequa_extensions.experiment import PARTICIPATION_METHODS, participation_runs
 
-    started = time.perf_counter()
-    cfg, root = section(args, "aequa"), section(args, "seed")
-    entry = ex.partition_entry(cfg, cfg["participation"]["partition"])
-    set_deterministic(
-        seeding.integer_seed(root, f"aequa/participation/torch/{args.dataset}/{args.method}", args.seed_index) % 2**31
+    runs = parse_runs(args, PARTICIPATION_METHODS)
+    trained = participation_runs(
+        section(args, "aequa"),
+        section(args, "seed"),
+        section(args, "device"),
+        args.dataset,
+        args.dataset_file,
+        runs,
+        args.cfg,
     )
-    st = ex.prepare(cfg, root, section(args, "device"), args.dataset, args.dataset_file, entry, args.seed_index)
-    job = ex.Job(
-        args.checkpoint,
-        settings_hash(args.cfg, "participation", args.dataset, args.method, args.seed_index, ex.data_fingerprint(st)),
-    )
-    out = {**st.info, "method": args.method, **run_participation(cfg, st, args.method, job)}
-    _finish(args, out, root, st, started)
+    write_runs(runs, trained)
 
 
 def participation_summary(args: argparse.Namespace) -> None:
@@ -155,35 +154,23 @@ def participation_summary(args: argparse.Namespace) -> None:
 
 
 def training_time(args: argparse.Namespace) -> None:
-    from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import settings_hash
-    from fairshare.papers.aequa import experiment as ex
-    from fairshare.papers.aequa_extensions.experiment import run_training_time
+    from fairshare.papers.aequa_extensions.experiment import TRAINING_TIME_METHODS, training_time_runs
 
-    started = time.perf_counter()
-    cfg, root = section(args, "aequa"), section(args, "seed")
-    entry = ex.partition_entry(cfg, args.partition)
-    set_deterministic(
-        seeding.integer_seed(
-            root, f"aequa/training_time/torch/{args.dataset}/{args.partition}/{args.method}", args.seed_index
-        )
-        % 2**31
-    )
-    st = ex.prepare(cfg, root, section(args, "device"), args.dataset, args.dataset_file, entry, args.seed_index)
-    contributions = ex.read_contributions(args.standalone, args.method, len(st.clients))
-    digest = settings_hash(
-        args.cfg,
-        "training_time",
+    runs = parse_runs(args, TRAINING_TIME_METHODS)
+    if not all(seed.isdigit() for seed, _ in args.standalone):
+        raise CommandError("--standalone SEED JSON: the seed is a seed index")
+    trained = training_time_runs(
+        section(args, "aequa"),
+        section(args, "seed"),
+        section(args, "device"),
         args.dataset,
+        args.dataset_file,
         args.partition,
-        args.method,
-        args.seed_index,
-        ex.data_fingerprint(st),
-        contributions,
+        runs,
+        {int(seed): path for seed, path in args.standalone},
+        args.cfg,
     )
-    history = run_training_time(cfg, st, args.method, contributions, ex.Job(args.checkpoint, digest))
-    out = {**st.info, "method": args.method, **ex.contribution_fields(contributions), "history": history}
-    _finish(args, out, root, st, started)
+    write_runs(runs, trained)
 
 
 def training_time_summary(args: argparse.Namespace) -> None:
@@ -201,31 +188,21 @@ def training_time_summary(args: argparse.Namespace) -> None:
 
 
 def scale(args: argparse.Namespace) -> None:
-    """One method of the scalability experiment (Sec. 6.6, Table 4, Fig. 5): writer clients, partial participation."""
-    from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import settings_hash
-    from fairshare.papers.aequa import experiment as ex
-    from fairshare.papers.aequa_extensions.experiment import run_scale, scale_setting
+    """Runs of the scalability experiment (Sec. 6.6, Table 4, Fig. 5): writer clients, partial participation."""
+    from fairshare.papers.aequa_extensions.experiment import SCALE_METHODS, scale_runs
 
-    started = time.perf_counter()
-    cfg, root = section(args, "aequa"), section(args, "seed")
-    if args.method != "standalone" and not args.standalone:
-        raise CommandError(f"method {args.method} needs --standalone (the contributions)")
-    set_deterministic(
-        seeding.integer_seed(root, f"aequa/scale/torch/{args.dataset}/{args.method}", args.seed_index) % 2**31
+    runs = parse_runs(args, SCALE_METHODS)
+    trained = scale_runs(
+        section(args, "aequa"),
+        section(args, "seed"),
+        section(args, "device"),
+        args.dataset,
+        args.dataset_file,
+        args.writers,
+        runs,
+        args.cfg,
     )
-    scfg, st, joins = scale_setting(
-        cfg, root, section(args, "device"), args.dataset, args.dataset_file, args.writers, args.seed_index
-    )
-    contributions = ex.read_contributions(args.standalone, args.method, len(st.clients))
-    digest = settings_hash(
-        args.cfg, "scale", args.dataset, args.method, args.seed_index, ex.data_fingerprint(st), contributions
-    )
-    out = {**st.info, "method": args.method, "participants_per_round": int(len(joins(0)))}
-    out.pop("class_counts")
-    out.update(ex.contribution_fields(contributions))
-    out.update(run_scale(scfg, st, joins, args.method, contributions, ex.Job(args.checkpoint, digest)))
-    _finish(args, out, root, st, started)
+    write_runs(runs, trained)
 
 
 def scale_overhead(args: argparse.Namespace) -> None:
@@ -236,11 +213,11 @@ def scale_overhead(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions import experiment as ext
 
     cfg, root = section(args, "aequa"), section(args, "seed")
-    set_deterministic(seeding.integer_seed(root, f"aequa/scale/overhead/{args.dataset}", args.seed_index) % 2**31)
+    set_deterministic(seeding.integer_seed(root, f"aequa/scale/overhead/{args.dataset}", 0) % 2**31)
     scfg, st, joins = ext.scale_setting(
-        cfg, root, section(args, "device"), args.dataset, args.dataset_file, args.writers, args.seed_index
+        cfg, root, section(args, "device"), args.dataset, args.dataset_file, args.writers, 0
     )
-    digest = settings_hash(args.cfg, "scale-overhead", args.dataset, args.seed_index, ex.data_fingerprint(st))
+    digest = settings_hash(args.cfg, "scale-overhead", args.dataset, 0, ex.data_fingerprint(st))
     write_csv(
         args.output,
         ext.scale_overhead(scfg, st, joins, cfg["scale"]["overhead_rounds"], ex.Job(args.checkpoint, digest)),

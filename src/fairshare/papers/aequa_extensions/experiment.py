@@ -3,15 +3,16 @@ training-time rewards (Sec. 4.3 and 6.5, Algorithm 2, Figs 3-4) and a writer-sca
 participation (Sec. 6.6, Table 4, Fig. 5).
 
 Settings come from the ``aequa`` block (shared with the main experiments through ``papers.aequa.experiment``, so
-a training-time setting reuses the main experiments' standalone contributions). Every job's rounds go through
+a training-time setting reuses the main experiments' standalone contributions). Every run's rounds go through
 ``fairshare.learning.rounds.run_rounds`` (:class:`~fairshare.papers.aequa.experiment.Job`); per-round evaluation
-(training-time rewards) is the round step's metrics.
+(training-time rewards) is the round step's metrics. A job may train several runs (``*_runs``: seeds and methods),
+each seeded and set up exactly as a job of its own, as in the main experiments.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,15 +22,23 @@ from fairshare.config import ConfigError
 from fairshare.papers.aequa.experiment import (
     Contributions,
     Job,
+    Run,
     Setting,
     aequa_step,
     annealing_options,
     cgsv_step,
+    contribution_fields,
+    contributions_of,
+    data_fingerprint,
     fedavg_ft_states,
+    finished,
     fit_curve,
     iafl_step,
+    job_order,
+    partition_entry,
     pearson,
     prepare,
+    read_contributions,
     standalone_states,
     train_aequa,
     width_curve,
@@ -119,6 +128,25 @@ def run_participation(cfg: dict, st: Setting, method: str, job: Job) -> dict:
             allocation_target=target.tolist(),
         )
     return out
+
+
+def participation_runs(
+    cfg: dict, root: int, device_name: str, dataset: str, dataset_file: str, runs: Sequence[Run], cfg_id: str
+) -> Iterator[tuple[Run, dict]]:
+    """Train the participation runs of one job (dataset), yielding each run's result fields when it is done."""
+    from fairshare.learning.engine import set_deterministic
+    from fairshare.learning.rounds import settings_hash
+
+    entry = partition_entry(cfg, cfg["participation"]["partition"])
+    for run in runs:
+        started = time.perf_counter()
+        set_deterministic(
+            seeding.integer_seed(root, f"aequa/participation/torch/{dataset}/{run.method}", run.seed) % 2**31
+        )
+        st = prepare(cfg, root, device_name, dataset, dataset_file, entry, run.seed)
+        digest = settings_hash(cfg_id, "participation", dataset, run.method, run.seed, data_fingerprint(st))
+        out = {**st.info, "method": run.method, **run_participation(cfg, st, run.method, Job(run.checkpoint, digest))}
+        yield run, finished(out, st, started)
 
 
 def participation_results(runs: list[dict]):
@@ -309,6 +337,41 @@ def run_training_time(cfg: dict, st: Setting, method: str, contributions: Contri
     return history
 
 
+def training_time_runs(
+    cfg: dict,
+    root: int,
+    device_name: str,
+    dataset: str,
+    dataset_file: str,
+    partition: str,
+    runs: Sequence[Run],
+    standalone: Mapping[int, str],
+    cfg_id: str,
+) -> Iterator[tuple[Run, dict]]:
+    """Train the training-time runs of one job (setting), yielding each run's result fields when it is done;
+    ``standalone``: seed -> the main experiments' standalone run of that seed (the contributions)."""
+    from fairshare.learning.engine import set_deterministic
+    from fairshare.learning.rounds import settings_hash
+
+    entry = partition_entry(cfg, partition)
+    for run in runs:
+        if run.seed not in standalone:
+            raise ConfigError(f"seed {run.seed} of {dataset}/{partition} needs its standalone run (the contributions)")
+        started = time.perf_counter()
+        set_deterministic(
+            seeding.integer_seed(root, f"aequa/training_time/torch/{dataset}/{partition}/{run.method}", run.seed)
+            % 2**31
+        )
+        st = prepare(cfg, root, device_name, dataset, dataset_file, entry, run.seed)
+        contributions = read_contributions(standalone[run.seed], run.method, len(st.clients))
+        digest = settings_hash(
+            cfg_id, "training_time", dataset, partition, run.method, run.seed, data_fingerprint(st), contributions
+        )
+        history = run_training_time(cfg, st, run.method, contributions, Job(run.checkpoint, digest))
+        out = {**st.info, "method": run.method, **contribution_fields(contributions), "history": history}
+        yield run, finished(out, st, started)
+
+
 def training_time_rounds(runs: list[dict]):
     """Tidy per-round metrics of the training-time runs."""
     import pandas as pd
@@ -411,6 +474,39 @@ def run_scale(scfg: dict, st: Setting, joins, method: str, contributions: Contri
         "curve": curve.tolist(),
         "ir_infeasible": alloc.ir_infeasible.tolist(),
     }
+
+
+def scale_runs(
+    cfg: dict,
+    root: int,
+    device_name: str,
+    dataset: str,
+    dataset_file: str,
+    writers: str | None,
+    runs: Sequence[Run],
+    cfg_id: str,
+) -> Iterator[tuple[Run, dict]]:
+    """Train the scale runs of one job, each seed's standalone run first (the contributions of its other methods),
+    yielding each run's result fields when it is done."""
+    from fairshare.learning.engine import set_deterministic
+    from fairshare.learning.rounds import settings_hash
+
+    standalone: dict[int, dict] = {}
+    for run in job_order(runs):
+        started = time.perf_counter()
+        set_deterministic(seeding.integer_seed(root, f"aequa/scale/torch/{dataset}/{run.method}", run.seed) % 2**31)
+        scfg, st, joins = scale_setting(cfg, root, device_name, dataset, dataset_file, writers, run.seed)
+        contributions = None
+        if run.method != "standalone":
+            contributions = contributions_of(standalone[run.seed], len(st.clients))
+        digest = settings_hash(cfg_id, "scale", dataset, run.method, run.seed, data_fingerprint(st), contributions)
+        out = {**st.info, "method": run.method, "participants_per_round": int(len(joins(0)))}
+        out.pop("class_counts")
+        out.update(contribution_fields(contributions))
+        out.update(run_scale(scfg, st, joins, run.method, contributions, Job(run.checkpoint, digest)))
+        if run.method == "standalone":
+            standalone[run.seed] = out
+        yield run, finished(out, st, started)
 
 
 def scale_overhead(scfg: dict, st: Setting, joins, rounds: int, job: Job):
