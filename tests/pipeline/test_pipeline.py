@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -107,8 +108,9 @@ def test_paper_profile_builds_its_whole_dag(tmp_path):
         if len(parts) == 2 and parts[1].isdigit():
             counts[parts[0]] = int(parts[1])
     assert counts.get("aequa_femnist_data") == 1
-    # 5 datasets x 9 partitions x (standalone + 4 methods) x 3 seeds, plus Table 8's reruns on 2 quantity skews
-    assert counts.get("aequa_run") == 5 * 9 * 5 * 3 + 5 * 2 * 3
+    # one job per (dataset, partition, seed) training every method: 6 datasets (SST included) x 3 seeds, on the 7
+    # partitions without and the 2 quantity skews with Table 8's extra Aequa run
+    assert counts.get("aequa_run") == 6 * 7 * 3 and counts.get("aequa_run_pmin") == 6 * 2 * 3
     assert (
         counts.get("aequa_scale_run") == 3 * 3
         and counts.get("mmfl_run", 0) > 0
@@ -133,3 +135,11 @@ def test_slurm_profile_plans_the_paper_profile_with_per_rule_resources(tmp_path)
     assert int(gpu["runtime"]) >= 240
     cpu = _planned_resources(out.stdout, "model_sharing_claims")
     assert cpu["slurm_partition"] == "cpu" and "gpu" not in cpu and int(cpu["runtime"]) <= 60
+    # every rule that asks for a GPU is sent to the GPU partition
+    gpu_rules = {
+        rule: _planned_resources(out.stdout, rule)
+        for rule in set(re.findall(r"^(?:local)?rule (\w+):", out.stdout, re.M))
+        if _planned_resources(out.stdout, rule).get("gpu") == "1"
+    }
+    assert {"aequa_run", "aequa_run_pmin", "mmfl_run", "auctions_exp6"} <= set(gpu_rules)
+    assert {rule for rule, res in gpu_rules.items() if res["slurm_partition"] != "gpu"} == set()

@@ -41,3 +41,30 @@ def test_smoke_profile_runs_end_to_end_and_marks_every_row(tmp_path):
         rows = list(csv.DictReader(handle))
     assert rows and {row["status"] for row in rows} == {"smoke: plumbing only"}
     assert not (wd / "metrics").exists()  # a smoke run never writes the tracked DVC metrics
+
+
+def _round_counts(node, path=()):
+    """(path, value) of every rounds/epochs count in a config tree."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("rounds", "epochs", "local_epochs", "standalone_epochs") and isinstance(value, int):
+                yield (*path, key), value
+            elif key in ("rounds", "epochs") and isinstance(value, dict):
+                yield from (((*path, key, k), v) for k, v in value.items())
+            else:
+                yield from _round_counts(value, (*path, key))
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _round_counts(item, (*path, i))
+
+
+def test_smoke_profile_trains_every_job_for_at_most_two_rounds():
+    """Mappings merge over config/paper.yaml: a per-dataset round count the smoke file forgets stays at paper scale."""
+    from fairshare.config import load_config
+    from tests.conftest import REPO
+
+    cfg = load_config(
+        REPO / "config" / "config.yaml", REPO / "config" / "paper.yaml", REPO / "config" / "paper_smoke.yaml"
+    )
+    at_scale = {".".join(map(str, p)): v for p, v in _round_counts(cfg) if v > 2 and p[-1] != "local_epochs"}
+    assert at_scale == {}

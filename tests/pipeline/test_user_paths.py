@@ -172,6 +172,9 @@ def test_dvc_push_then_pull_into_a_fresh_clone(test_profile_run, tmp_path):
         .replace("snakemake --cores all", "snakemake --configfile config/test.yaml --cores all")
     )
     (repo / "dvc.yaml").write_text(dvc_yaml)
+    # The stage declares the default profile's tracked metrics (metrics/); the test profile writes its own under
+    # results/metrics/test/ so that it never touches tracked files. Here they stand where the stage declares them.
+    shutil.copytree(repo / "results" / "metrics" / "test", repo / "metrics")
     remote = tmp_path / "remote"
 
     # The stages call `snakemake`, as a user's activated environment provides it.

@@ -43,23 +43,26 @@ def manifest_outputs(paper=None):
     return [profile_path(p) for e in MANIFEST if paper in (None, e["paper"]) for p in _as_list(e["output"])]
 
 
-JOB_CONFIG_DIR = Path(".snakemake", "fairshare", "job-config")
-
-
-def cfg_file(settings):
-    """Path of a JSON file holding exactly ``settings`` (the config a job reads), for `fairshare ... --cfg`.
-
-    The file name is a digest of the content, so a rule's `params` change exactly when what the job reads changes
-    (Snakemake then reruns it, and only it), while dry runs and logs print a short path instead of the JSON.
-    """
-    text = json.dumps(settings, sort_keys=True)
-    path = JOB_CONFIG_DIR / f"{hashlib.sha256(text.encode()).hexdigest()[:20]}.json"
+def content_file(text, folder, suffix):
+    """Path of a file under .snakemake/fairshare/<folder>/ holding ``text``, named by a digest of it: written once,
+    never changed, so a path in a rule's params changes exactly when its content does."""
+    path = Path(".snakemake", "fairshare", folder, f"{hashlib.sha256(text.encode()).hexdigest()[:20]}{suffix}")
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}")
         tmp.write_text(text)
         tmp.replace(path)
     return str(path)
+
+
+def cfg_file(settings):
+    """Path of a JSON file holding exactly ``settings`` (the config a job reads), for `fairshare ... --cfg`.
+
+    The file name is a digest of the content (:func:`content_file`), so a rule's `params` change exactly when what
+    the job reads changes (Snakemake then reruns it, and only it), while dry runs and logs print a short path instead
+    of the JSON.
+    """
+    return content_file(json.dumps(settings, sort_keys=True), "job-config", ".json")
 
 
 def cfg_json(*keys):

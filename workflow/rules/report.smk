@@ -40,34 +40,48 @@ def report_source(entry):
     return outputs[0]
 
 
-rule report_item:
-    """Copy one manifest artifact into results/report_items/, flagged for the HTML report with its manifest labels."""
+def report_item(item_id):
+    return f"results/report_items/{item_id}{Path(report_source(REPORT_ENTRIES[item_id])).suffix}"
+
+
+def report_caption(item_id):
+    """The item's caption (paper, artifact, configuration, files), written where Snakemake's report reads it."""
+    entry = REPORT_ENTRIES[item_id]
+    text = (
+        f"**{entry['ref']}** of *{PAPER_TITLES.get(entry['paper'], entry['paper'])}*.\n\n"
+        f"Profile ``{config['profile']}``, root seed {config['seed']}; settings of this paper's config block: "
+        f"{config_summary(entry['paper'])}. Files: ``{', '.join(_as_list(entry['output']))}`` (manifest id "
+        f"``{item_id}``). The scorecard category lists which of this paper's numbers and claims reproduce.\n"
+    )
+    # Snakemake renders captions as Jinja templates: the text is shown as it is.
+    return str(Path(content_file(f"{{% raw %}}{text}{{% endraw %}}", "report-captions", ".rst")).resolve())
+
+
+rule report_items:
+    """Copy every manifest artifact into results/report_items/, each flagged for the HTML report with its manifest
+    labels and its own caption (one job: the copies take no time)."""
     input:
-        lambda w: report_source(REPORT_ENTRIES[w.id]),
+        [report_source(entry) for entry in REPORT_ENTRIES.values()],
     output:
-        report(
-            "results/report_items/{id}{ext}",
-            caption="../report/item.rst",
-            category=lambda w: REPORT_ENTRIES[w.id]["paper"],
-            labels=lambda w: {"artifact": REPORT_ENTRIES[w.id]["ref"], "id": w.id, "profile": config["profile"]},
-        ),
+        [
+            report(
+                report_item(item_id),
+                caption=report_caption(item_id),
+                category=entry["paper"],
+                labels={"artifact": entry["ref"], "id": item_id, "profile": config["profile"]},
+            )
+            for item_id, entry in REPORT_ENTRIES.items()
+        ],
     log:
-        "logs/report/item_{id}{ext}.log",
-    wildcard_constraints:
-        id="|".join(REPORT_ENTRIES) or "none",
-        ext=r"\.(png|csv|md)",
+        "logs/report/items.log",
     params:
-        ref=lambda w: REPORT_ENTRIES[w.id]["ref"],
-        paper=lambda w: REPORT_ENTRIES[w.id]["paper"],
-        title=lambda w: PAPER_TITLES.get(REPORT_ENTRIES[w.id]["paper"], REPORT_ENTRIES[w.id]["paper"]),
-        settings=lambda w: config_summary(REPORT_ENTRIES[w.id]["paper"]),
-        source=lambda w: ", ".join(_as_list(REPORT_ENTRIES[w.id]["output"])),
+        pairs=lambda w, input, output: " ".join(f"{i} {o}" for i, o in zip(input, output)),
     shell:
-        "cp {input} {output} > {log} 2>&1"
+        'set -- {params.pairs}; while [ "$#" -gt 0 ]; do cp "$1" "$2"; shift 2; done > {log} 2>&1'
 
 
 def report_items():
-    return [f"results/report_items/{i}{Path(report_source(e)).suffix}" for i, e in REPORT_ENTRIES.items()]
+    return [report_item(item_id) for item_id in REPORT_ENTRIES]
 
 
 rule scorecard:
@@ -98,6 +112,11 @@ rule html_report:
     log:
         "logs/report/html_report.log",
     params:
-        configfiles=lambda w: " ".join(f"--configfile {shlex.quote(str(f))}" for f in workflow.overwrite_configfiles),
+        # one --configfile with every file, in order (a second --configfile would replace the first)
+        configfiles=lambda w: (
+            "--configfile " + " ".join(shlex.quote(str(f)) for f in workflow.overwrite_configfiles)
+            if workflow.overwrite_configfiles
+            else ""
+        ),
     shell:
         "snakemake {input.scorecard} --nolock --report {output} {params.configfiles} > {log} 2>&1"

@@ -32,11 +32,10 @@ from fairshare.data.datasets import ArrayDataset
 from fairshare.data.partition import Partition
 from fairshare.learning.aggregation import uniform_average, weighted_average
 from fairshare.learning.engine import ClientData, TrainSettings, decayed_lr, evaluate, local_train, to_tensors
+from fairshare.learning.mmfl_policies import POLICIES
 from fairshare.learning.models import build_model
 from fairshare.learning.rounds import run_rounds, settings_hash
 
-POLICIES = ("fedfair", "random", "round_robin", "qffl")
-ALPHA_POLICIES = ("fedfair", "qffl")  # the policies alpha acts on (allocation exponent, q = alpha - 1)
 ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (spec §2.2 guard)
 
 

@@ -4,12 +4,13 @@ another config discards the stale checkpoint (issue 17). Real processes, SIGKILL
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
 from fairshare import seeding
 from fairshare.data.datasets import build_dataset, save_cache
-from tests.support.kill_resume import kill_mid_run, run_command
+from tests.support.kill_resume import FAIRSHARE, kill_mid_run, run_command
 
 EPOCHS = 12
 #: Small batches make each epoch long enough (about 50 ms) for the killer to catch a checkpoint mid-run.
@@ -33,11 +34,9 @@ def _args(tmp, dataset, block, name):
         "valuate",
         "--dataset",
         str(dataset),
-        "--mask",
+        "--coalition",
         str(MASK),
-        "--output",
         str(tmp / f"{name}.json"),
-        "--checkpoint",
         str(tmp / f"{name}.pt"),
         "--cfg",
         cfg,
@@ -71,3 +70,26 @@ def test_changed_config_discards_the_stale_checkpoint(uninterrupted):
     out = run_command(_args(tmp, dataset, BLOCK, "changed"))
     assert "discarding checkpoint" in out.stderr and "other settings" in out.stderr
     assert (tmp / "changed.json").read_bytes() == full
+
+
+def test_a_job_of_several_coalitions_writes_each_as_its_own_job_would(uninterrupted):
+    tmp, dataset, full = uninterrupted
+    args = _args(tmp, dataset, BLOCK, "first")
+    args[args.index("--cfg") : args.index("--cfg")] = [
+        "--coalition",
+        str(MASK),
+        str(tmp / "grouped.json"),
+        str(tmp / "grouped.pt"),
+    ]
+    run_command(args)
+    assert (tmp / "grouped.json").read_bytes() == full == (tmp / "first.json").read_bytes()
+
+
+def test_an_out_of_range_coalition_is_one_line(uninterrupted):
+    tmp, dataset, _ = uninterrupted
+    args = _args(tmp, dataset, BLOCK, "bad")
+    args[args.index("--coalition") + 1] = "32"
+    out = subprocess.run(FAIRSHARE + args, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2
+    assert out.stderr.strip().endswith("coalition mask 32 is out of range for 3 parties (1..7)")
+    assert "Traceback" not in out.stderr

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fairshare import seeding
-from fairshare.learning.mmfl import ALPHA_POLICIES
+from fairshare.learning.mmfl_policies import ALPHA_POLICIES
 
 KEYS = ["experiment", "method", "alpha", "seed"]  # what identifies one training run
 

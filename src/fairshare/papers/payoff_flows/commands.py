@@ -2,7 +2,7 @@
 
 Each reads the inputs and config blocks its rule passes and writes the outputs the rule names.
 
-Heavy imports (torch, pandas, scipy) happen inside the commands: the 2^n - 1 ``valuate`` jobs start quickly.
+Heavy imports (torch, pandas, scipy) happen inside the commands: jobs that do not train never import torch.
 """
 
 from __future__ import annotations
@@ -21,11 +21,18 @@ HELP = "Shapley-fair payoffs, payoff flows and budget-constrained model rewards 
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("valuate", help="train one coalition's model and record v(C)")
+    p = sub.add_parser("valuate", help="train coalitions' models and record v(C), one JSON per coalition")
     p.add_argument("--dataset", required=True, help="cached dataset (.npz)")
-    p.add_argument("--mask", type=int, required=True, help="coalition bitmask (bit k = party k)")
-    p.add_argument("--output", required=True)
-    p.add_argument("--checkpoint", help="per-epoch checkpoint: resumed when its settings match, removed at the end")
+    p.add_argument(
+        "--coalition",
+        nargs=3,
+        action="append",
+        required=True,
+        dest="coalitions",
+        metavar=("MASK", "OUTPUT", "CHECKPOINT"),
+        help="one coalition (repeatable): its bitmask (bit k = party k), its JSON, and its per-epoch checkpoint "
+        "(resumed when its settings match; removed once its JSON is written)",
+    )
     cfg_argument(p)
     p.set_defaults(func=valuate)
 
@@ -71,18 +78,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def valuate(args: argparse.Namespace) -> None:
+    """Value each ``--coalition`` in turn, writing its JSON as soon as it is done (a killed job keeps those)."""
     import torch
 
     from fairshare.data.datasets import load_cache
     from fairshare.learning.rounds import discard_checkpoint
 
     st = Valuation.from_config(section(args, PAPER), section(args, "seed"))
-    if not 0 < args.mask < 1 << st.n_parties:
-        raise CommandError(f"coalition mask {args.mask} is out of range for {st.n_parties} parties")
+    coalitions = []
+    for mask, output, checkpoint in args.coalitions:
+        if not mask.isdigit() or not 0 < int(mask) < 1 << st.n_parties:
+            raise CommandError(
+                f"coalition mask {mask} is out of range for {st.n_parties} parties (1..{(1 << st.n_parties) - 1})"
+            )
+        coalitions.append((int(mask), output, checkpoint))
     torch.set_num_threads(1)  # one job per core; a tiny MLP gains nothing from a second intra-op thread
-    record = experiment.value_coalition(st, load_cache(args.dataset), args.mask, args.checkpoint)
-    write_json(args.output, record)
-    discard_checkpoint(args.checkpoint)
+    data = load_cache(args.dataset)
+    for mask, output, checkpoint in coalitions:
+        write_json(output, experiment.value_coalition(st, data, mask, checkpoint))
+        discard_checkpoint(checkpoint)
 
 
 def assemble(args: argparse.Namespace) -> None:
