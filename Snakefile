@@ -31,3 +31,4 @@ rule all:
         manifest_outputs(),
         "results/report.html",
         dataset_caches(),
+        TIMINGS,

@@ -65,6 +65,18 @@ def cfg_file(settings):
     return content_file(json.dumps(settings, sort_keys=True), "job-config", ".json")
 
 
+def relative_path(path):
+    """``path`` relative to the working directory when inside it: a command line that names it stays the same when
+    the folder is copied or cloned elsewhere (Snakemake would otherwise see changed params and rerun the job)."""
+    resolved = Path(path).resolve()
+    return str(resolved.relative_to(Path.cwd())) if resolved.is_relative_to(Path.cwd()) else str(resolved)
+
+
+# Measurements of this machine's speed (not results: they differ between runs), built by `rule all`, kept out of
+# results/ so that two runs of the same config give byte-identical results/ and figures/.
+TIMINGS = []
+
+
 def cfg_json(*keys):
     """:func:`cfg_file` of the named top-level config blocks: editing one paper's settings reruns only its jobs."""
     return cfg_file({k: config[k] for k in keys})

@@ -114,7 +114,7 @@ rule html_report:
     params:
         # one --configfile with every file, in order (a second --configfile would replace the first)
         configfiles=lambda w: (
-            "--configfile " + " ".join(shlex.quote(str(f)) for f in workflow.overwrite_configfiles)
+            "--configfile " + " ".join(shlex.quote(relative_path(f)) for f in workflow.overwrite_configfiles)
             if workflow.overwrite_configfiles
             else ""
         ),

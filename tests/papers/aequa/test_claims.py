@@ -133,7 +133,6 @@ def runs():
         "scheme": "homogeneous",
         "seed": 0,
         "rounds": 1,
-        "seconds": 1.0,
     }
     allocation = {
         "reward_acc": [0.7, 0.8, 0.9],

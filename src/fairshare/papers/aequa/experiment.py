@@ -560,10 +560,13 @@ def train_runs(
 
 
 def finished(out: dict, st: Setting, started: float) -> dict:
-    """A run's result fields with its seconds (from ``started``, a ``time.perf_counter()`` value) and provenance."""
+    """A run's result fields with their provenance. Its time (since ``started``, a ``time.perf_counter()`` value) goes
+    to the job's log, not into the result: two runs of the same settings write the same bytes."""
+    import sys
+
     from fairshare.io import run_metadata
 
-    out["seconds"] = time.perf_counter() - started
+    print(f"{out['method']} seed {st.seed}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     out["metadata"] = run_metadata(st.root, seed_index=st.seed, device=str(st.device))
     return out
 
@@ -698,8 +701,6 @@ def tidy_metrics(runs: list[dict], cgs_ddof: int = 0):
                 "accuracy": r["global_acc"],
                 **_reward_metrics(r["contributions"], r["reward_acc"], cgs_ddof),
             }
-        first = next(iter(per_cost))
-        per_cost[first]["seconds"] = r["seconds"]
         for cost, values in per_cost.items():
             for metric, value in values.items():
                 rows.append(

@@ -1,8 +1,8 @@
 """Claims of the Aequa extensions (Sec. 6.4-6.6), each tested as the paper states it on this run's tidy results.
 
-Values are means over seeds; NaN (identical rewards) ranks last. The per-round overhead of Sec. 6.6 is reported in
-Table 4's Markdown only: its printed number is lost, and "Aequa under 2x FedAvg" cannot fail (a sub-width pass costs
-less than a full one).
+Values are means over seeds; NaN (identical rewards) ranks last. The per-round overhead of Sec. 6.6 is a timing of
+this machine (``timings/aequa/scale_overhead.md``), not a claim: its printed number is lost, and "Aequa under 2x
+FedAvg" cannot fail (a sub-width pass costs less than a full one).
 """
 
 from __future__ import annotations

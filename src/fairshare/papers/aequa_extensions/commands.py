@@ -102,10 +102,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = _job(sub, "scale-overhead", "seconds per round of FedAvg and Aequa, alternately in one process", scale_overhead)
     p.add_argument("--writers")
+    p.add_argument("--summary", required=True, help="Markdown: the median seconds per round and the overhead")
 
-    p = sub.add_parser("scale-summary", help="Table 4, overhead, claims and Figure 5")
+    p = sub.add_parser("scale-summary", help="Table 4, claims and Figure 5")
     p.add_argument("runs", nargs="+")
-    p.add_argument("--overhead", required=True)
     p.add_argument("--table", nargs=2, required=True, metavar=("CSV", "MD"), help="Table 4")
     p.add_argument("--claims", required=True)
     p.add_argument("--curve", required=True, help="a(p) of the Aequa runs (CSV)")
@@ -218,17 +218,14 @@ def scale_overhead(args: argparse.Namespace) -> None:
         cfg, root, section(args, "device"), args.dataset, args.dataset_file, args.writers, 0
     )
     digest = settings_hash(args.cfg, "scale-overhead", args.dataset, 0, ex.data_fingerprint(st))
-    write_csv(
-        args.output,
-        ext.scale_overhead(scfg, st, joins, cfg["scale"]["overhead_rounds"], ex.Job(args.checkpoint, digest)),
-    )
+    rows = ext.scale_overhead(scfg, st, joins, cfg["scale"]["overhead_rounds"], ex.Job(args.checkpoint, digest))
+    write_csv(args.output, rows)
+    write_text(args.summary, ext.overhead_summary(rows))
     discard_checkpoint(args.checkpoint)
 
 
 def scale_summary(args: argparse.Namespace) -> None:
-    """Table 4 (accuracy, Pearson, MCG, CGS of FedAvg-FT and Aequa), the overhead table, claims and Figure 5."""
-    import pandas as pd
-
+    """Table 4 (accuracy, Pearson, MCG, CGS of FedAvg-FT and Aequa), claims and Figure 5."""
     from fairshare.papers.aequa_extensions import experiment as ex
     from fairshare.papers.aequa_extensions.claims import scale_claims
     from fairshare.papers.aequa_extensions.figures import scale_figure
@@ -236,8 +233,7 @@ def scale_summary(args: argparse.Namespace) -> None:
 
     runs = [read_json(p) for p in args.runs]
     tidy = ex.scale_results(runs)
-    overhead = pd.read_csv(args.overhead)
-    frame, markdown = ex.table4(tidy, overhead, runs[0]["dataset"])
+    frame, markdown = ex.table4(tidy, runs[0]["dataset"])
     write_csv(args.table[0], frame)
     write_text(args.table[1], markdown)
     write_claims(args.claims, scale_claims(tidy))

@@ -565,10 +565,9 @@ def scale_results(runs: list[dict]):
     return pd.DataFrame(rows)
 
 
-def table4(tidy, overhead, dataset: str):
-    """Table 4 and the per-round overhead: (CSV frame, Markdown)."""
+def table4(tidy, dataset: str):
+    """Table 4: (CSV frame, Markdown). The per-round overhead is a timing: :func:`overhead_summary`."""
     means = tidy.groupby("method")[["accuracy", "pearson", "mcg", "cgs", "ipr"]].mean()
-    per_round = overhead.groupby("method").seconds.median()
     table = means.reindex([x for x in ("fedavg_ft", "aequa") if x in means.index]).reset_index()
     table.insert(0, "algorithm", [LABELS[x] for x in table.method])
     clients = int(tidy.clients.iloc[0]) if len(tidy) else 0
@@ -583,13 +582,17 @@ def table4(tidy, overhead, dataset: str):
         f"| {row.algorithm} | {row.accuracy:.3f} | {row.pearson:.3f} | {row.mcg:.3f} | {row.cgs:.3f} |"
         for row in table.itertuples()
     ]
-    f, a = per_round.get("fedavg", np.nan), per_round.get("aequa", np.nan)
-    lines += [
-        "",
-        f"Seconds per round (median of {overhead['round'].nunique()}, measured alternately in one process): "
-        f"FedAvg {f:.3f} s, Aequa {a:.3f} s, overhead {a - f:+.3f} s ({100 * (a / f - 1):+.0f}%)",
-    ]
     return table, "\n".join(lines) + "\n"
+
+
+def overhead_summary(overhead) -> str:
+    """One Markdown line on Aequa's per-round overhead over FedAvg (Sec. 6.6) from :func:`scale_overhead`'s rows."""
+    per_round = overhead.groupby("method").seconds.median()
+    f, a = per_round.get("fedavg", np.nan), per_round.get("aequa", np.nan)
+    return (
+        f"Seconds per round on this machine (median of {overhead['round'].nunique()}, measured alternately in one "
+        f"process): FedAvg {f:.3f} s, Aequa {a:.3f} s, overhead {a - f:+.3f} s ({100 * (a / f - 1):+.0f}%)\n"
+    )
 
 
 def scale_width_curve(runs: list[dict]):
