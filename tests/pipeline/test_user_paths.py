@@ -112,6 +112,7 @@ def _chrome():
 @pytest.mark.slow
 def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_path):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     url = (test_profile_run / "results" / "report.html").as_uri()
     browser = _chrome()
@@ -120,17 +121,22 @@ def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_pat
     def severe():
         return [e["message"][:300] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
+    def links(name: str | None = None):
+        return [a for a in browser.find_elements(By.CSS_SELECTOR, "a") if a.text and name in (None, a.text)]
+
     def open_category(name: str) -> None:
         browser.get(url)
-        time.sleep(0.8)
+        WebDriverWait(browser, 30, poll_frequency=0.05).until(lambda b: links(name))
         errors.extend(severe())
-        [a for a in browser.find_elements(By.CSS_SELECTOR, "a") if a.text == name][0].click()
-        time.sleep(0.4)
+        links(name)[0].click()
+        WebDriverWait(browser, 30, poll_frequency=0.05).until(
+            lambda b: b.find_elements(By.CSS_SELECTOR, "tbody tr a, tbody tr button")
+        )
 
     try:
         browser.get(url)
-        time.sleep(1.0)
-        categories = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a") if a.text]
+        WebDriverWait(browser, 30, poll_frequency=0.05).until(lambda b: links("0 scorecard"))
+        categories = [a.text for a in links()]
         categories = [c for c in categories if c not in ("Workflow", "Statistics", "About")]
         assert {"0 scorecard", "aequa", "mmfl", "model_sharing"} <= set(categories), categories
         for c, name in enumerate(categories):
@@ -142,7 +148,9 @@ def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_pat
                 open_category(name)
                 row = browser.find_elements(By.CSS_SELECTOR, "tbody tr")[k]
                 row.find_elements(By.CSS_SELECTOR, "a, button")[-1].click()  # the item's details, with its caption
-                time.sleep(0.4)
+                WebDriverWait(browser, 30, poll_frequency=0.05).until(
+                    lambda b: "manifest id" in b.find_element(By.TAG_NAME, "body").text or name == "0 scorecard"
+                )
                 text = browser.find_element(By.TAG_NAME, "body").text
                 errors.extend(severe())
                 if name != "0 scorecard":

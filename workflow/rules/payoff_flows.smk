@@ -27,7 +27,9 @@ USED_DATASETS.add(PF["dataset"])
 
 def pf_valuation_cfg(wildcards):
     """Only the keys a valuation reads: editing the budget scenarios reruns no training."""
-    return cfg_file({"seed": config["seed"], "payoff_flows": {k: PF[k] for k in Valuation.KEYS}})
+    return cfg_file(
+        {"seed": config["seed"], "device": config["device"], "payoff_flows": {k: PF[k] for k in Valuation.KEYS}}
+    )
 
 
 def pf_figure_title(wildcards):

@@ -293,6 +293,7 @@ def prepare(
         lr=tr["lr"],
         momentum=tr["momentum"],
         weight_decay=lookup(tr["weight_decay"], used, dataset),
+        precision=cfg["precision"],
     )
     info = {
         "dataset": dataset,

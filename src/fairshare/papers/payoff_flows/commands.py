@@ -92,10 +92,14 @@ def valuate(args: argparse.Namespace) -> None:
                 f"coalition mask {mask} is out of range for {st.n_parties} parties (1..{(1 << st.n_parties) - 1})"
             )
         coalitions.append((int(mask), output, checkpoint))
-    torch.set_num_threads(1)  # one job per core; a tiny MLP gains nothing from a second intra-op thread
+    from fairshare.learning.engine import resolve_device
+
+    device = resolve_device(args.cfg.get("device", "cpu"))
+    if device.type == "cpu":
+        torch.set_num_threads(1)  # one job per core; a tiny MLP gains nothing from a second intra-op thread
     data = load_cache(args.dataset)
     for mask, output, checkpoint in coalitions:
-        write_json(output, experiment.value_coalition(st, data, mask, checkpoint))
+        write_json(output, experiment.value_coalition(st, data, mask, checkpoint, device=str(device)))
         discard_checkpoint(checkpoint)
 
 

@@ -104,11 +104,14 @@ class Analysis:
         return cls(int(seed), scenarios)
 
 
-def value_coalition(st: Valuation, ds: Any, mask: int, checkpoint: str | Path | None = None) -> dict[str, Any]:
+def value_coalition(
+    st: Valuation, ds: Any, mask: int, checkpoint: str | Path | None = None, device: str = "cpu"
+) -> dict[str, Any]:
     """v(C) for coalition ``mask`` (bit k = party k): train the MLP on the coalition's data, score it on the test set.
 
-    ``ds`` is an ``ArrayDataset``. The checkpoint is keyed by the valuation settings, the seed, the coalition and the
-    data, so a checkpoint of any other job is discarded rather than resumed.
+    ``ds`` is an ``ArrayDataset``; ``device`` is where the MLP trains (the config's ``device``). The checkpoint is keyed
+    by the valuation settings, the seed, the coalition and the data, so a checkpoint of any other job is discarded
+    rather than resumed.
     """
     from fairshare.data.partition import label_range
     from fairshare.learning.rounds import settings_hash
@@ -133,6 +136,7 @@ def value_coalition(st: Valuation, ds: Any, mask: int, checkpoint: str | Path | 
         checkpoint=checkpoint,
         settings=settings,
         progress=True,
+        device=device,
     )
     return {
         "mask": mask,
