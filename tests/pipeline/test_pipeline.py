@@ -74,6 +74,7 @@ def test_invalid_config_stops_with_the_key(tmp_path, override, key):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("test_profile_run")  # one worker runs the shared test-profile run
 def test_test_profile_runs_every_rule_end_to_end(test_profile_run):
     wd = test_profile_run
     metrics = "results/metrics/test/summary.json"  # profiles other than the default never write tracked files
@@ -95,6 +96,25 @@ def test_test_profile_runs_every_rule_end_to_end(test_profile_run):
     }
     edited_name = next(p["name"] for p in edited if p["scheme"] == "quantity_skew")
     assert runs and all(f"/{edited_name}/" in r for r in runs), sorted(runs)
+    # Editing one multi-model FL experiment's rounds retrains that experiment only: no other experiment, no Exp 6.
+    experiments = yaml.safe_load((wd / "config" / "test.yaml").read_text())["mmfl"]["experiments"]
+    changed = [dict(e, rounds=e["rounds"] + 1) if i == 0 else e for i, e in enumerate(experiments)]
+    (wd / "edit.yaml").write_text(yaml.safe_dump({"mmfl": {"experiments": changed}}))
+    plan = _run(["-n", "--cores", "2", "--configfile", "config/test.yaml", "edit.yaml", "--quiet", "rules"], wd)
+    counts = {
+        parts[0]: int(parts[1])
+        for parts in (line.split() for line in plan.stdout.splitlines())
+        if len(parts) == 2 and parts[1].isdigit()
+    }
+    trained = {rule for rule in counts if rule.startswith(("mmfl_run", "auctions_exp6", "aequa_", "payoff_flows_val"))}
+    assert trained and all(rule.startswith("mmfl_run") for rule in trained), counts
+    plan = _run(["-n", "--cores", "2", "--configfile", "config/test.yaml", "edit.yaml"], wd)
+    retrained = {
+        line.split("results/mmfl/runs/", 1)[1].split("/", 1)[0]
+        for line in (plan.stdout + plan.stderr).splitlines()
+        if line.strip().startswith("output: results/mmfl/runs/")
+    }
+    assert retrained == {changed[0]["name"]}, retrained
 
 
 def test_paper_profile_builds_its_whole_dag(tmp_path):

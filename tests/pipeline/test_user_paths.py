@@ -60,6 +60,7 @@ def _stray_temporaries(wd: Path) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("test_profile_run")  # one worker runs the shared test-profile run
 def test_killed_run_is_finished_by_the_plain_command_byte_identical(test_profile_run, tmp_path):
     reference = output_files(test_profile_run)
     wd = workflow_copy(tmp_path / "killed")
@@ -110,6 +111,7 @@ def _chrome():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("test_profile_run")  # one worker runs the shared test-profile run
 def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -163,6 +165,7 @@ def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_pat
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("test_profile_run")  # one worker runs the shared test-profile run
 def test_dvc_push_then_pull_into_a_fresh_clone(test_profile_run, tmp_path):
     """README's DVC sequence, on the test profile's outputs: repro (nothing to redo), status, push, clone, pull."""
     repo = tmp_path / "repo"

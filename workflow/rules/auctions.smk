@@ -15,10 +15,11 @@ def figure_stem(png):
 
 
 def exp6_cfg_json():
-    """Like cfg_json, but only the exp6 part of the auctions block: editing Exp 5 settings does not retrain Exp 6
-    (the recruitment files carry everything else the training needs)."""
-    blocks = {k: config[k] for k in ("seed", "device", "mmfl")}
-    return cfg_file({**blocks, "auctions": {"exp6": AU6}})
+    """Only what Exp 6 training reads: the exp6 part of the auctions block (the recruitment files carry the rest)
+    and the multi-model FL block's training settings, so editing Exp 5 or a multi-model FL experiment retrains no
+    Exp 6 job."""
+    training = {k: config["mmfl"][k] for k in MMFL_TRAINING_KEYS}
+    return cfg_file({"seed": config["seed"], "device": config["device"], "mmfl": training, "auctions": {"exp6": AU6}})
 
 
 def exp6_job_seeds(w):

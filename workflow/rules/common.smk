@@ -1,4 +1,5 @@
 # Loads and validates the config, reads the manifest, and gives rules small helpers.
+import dataclasses
 import hashlib
 import json
 import os

@@ -1,8 +1,9 @@
 # "Fair Concurrent Training of Multiple Models in FL": training jobs (every seed of an (experiment, method, alpha), or
 # one seed: mmfl.job_granularity), then summaries.
-from fairshare.papers.mmfl.experiment import Settings as MMFLSettings
+from fairshare.papers.mmfl.experiment import Settings as MMFLSettings, Training as MMFLTraining
 
 MMFL = MMFLSettings.from_block(config["mmfl"])
+MMFL_TRAINING_KEYS = [f.name for f in dataclasses.fields(MMFLTraining)]  # what Exp 6 of the auctions reads too
 MMFL_RESULTS = "results/mmfl"
 MMFL_LOGS = "logs/mmfl"
 # One folder per run: runs/<experiment>/<label>/seed<k>; the label is only a folder name (alpha travels as --alpha).
