@@ -6,9 +6,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 REPO = Path(__file__).resolve().parents[1]
 FASHION_MIRROR = Path("/usr/share/datasets/fashion-mnist")
+#: torch's intra-op thread count in a fresh process, which is what a `fairshare` subprocess trains with
+DEFAULT_TORCH_THREADS = torch.get_num_threads()
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_torch_threads():
+    """Every test starts with a fresh process's torch thread count. Commands run in-process set it (an Aequa job
+    uses one thread), and float sums depend on it: a command resumed in-process from a checkpoint a subprocess wrote
+    must train with the same count to continue it bit for bit, whichever tests ran before on this worker."""
+    torch.set_num_threads(DEFAULT_TORCH_THREADS)
+    yield
 
 
 @pytest.fixture(scope="session")
