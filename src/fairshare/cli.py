@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from fairshare import job_stats
 from fairshare.config import ConfigError
 
 # Command groups whose name is not their folder's name.
@@ -90,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _user_errors() as exc:
         print(f"fairshare: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        job_stats.record(argv)
     return 0
 
 
