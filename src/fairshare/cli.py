@@ -1,5 +1,7 @@
 """`fairshare <group> <command>`: the only entry point the Snakemake rules call.
 
+Several commands joined by ``+`` run one after another in one process (``fairshare aequa run ... + aequa run ...``).
+
 Each paper's commands live in ``fairshare/papers/<paper>/commands.py``; the commands that belong to no paper
 (``data``, ``report``) in ``fairshare/commands/``. A command module names its ``GROUP`` and ``HELP`` and registers
 its subcommands; a command reads the config blocks the rule passes with ``--cfg`` (JSON), calls its paper's
@@ -13,7 +15,7 @@ import importlib
 import json
 import pkgutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fairshare import job_stats
@@ -83,15 +85,59 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: Separates commands that one process runs one after another (``fairshare A ... + B ...``): a rule that trains or
+#: summarises several settings starts Python, torch and pandas once (issue 21). Each command is the same as alone.
+THEN = "+"
+
+
+_when_all_done: list[Callable[[], None]] = []
+
+
+def when_all_done(action: Callable[[], None]) -> None:
+    """Run ``action`` once every command of this process has succeeded (at once outside :func:`main`). Commands
+    remove their checkpoints this way: a killed job, whose outputs Snakemake deletes, then resumes every run of
+    every command it holds from its last checkpoint, finished runs included, instead of training them again."""
+    if _in_main:
+        _when_all_done.append(action)
+    else:
+        action()
+
+
+_in_main = False
+
+
+def split_commands(argv: Sequence[str]) -> list[list[str]]:
+    """``argv`` cut at every :data:`THEN` token."""
+    commands: list[list[str]] = [[]]
+    for token in argv:
+        if token == THEN:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return commands
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    commands = split_commands(argv)
+    if len(commands) > 1 and not all(commands):
+        print(f"fairshare: error: a command is missing before or after '{THEN}'", file=sys.stderr)
+        return 2
+    # Every command is parsed before any runs: a typo in the last one costs no training.
+    parsed = [build_parser(command[0] if command else None).parse_args(command) for command in commands]
+    global _in_main
+    _in_main = True
     try:
-        args.func(args)
+        for args in parsed:
+            args.func(args)
+        for action in _when_all_done:
+            action()
     except _user_errors() as exc:
         print(f"fairshare: error: {exc}", file=sys.stderr)
         return 2
     finally:
+        _in_main = False
+        _when_all_done.clear()
         job_stats.record(argv)
     return 0
 

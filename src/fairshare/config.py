@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "workflow" / "schemas"
@@ -57,8 +57,13 @@ def load_schema(path: str | Path | None = None) -> dict[str, Any]:
     return resolve(yaml.safe_load(path.read_text()), path.parent)
 
 
-def _with_defaults(validator_class: type) -> type:
-    """Extend a jsonschema validator so that ``properties`` fills in missing defaults (as snakemake does)."""
+@functools.cache
+def _validator() -> type:
+    """Draft 7 validation extended so that ``properties`` fills in missing defaults (as snakemake does). jsonschema is
+    imported here, not with the module: every job imports this module for :class:`ConfigError`, few validate."""
+    import jsonschema
+
+    validator_class = jsonschema.Draft7Validator
     validate_properties = validator_class.VALIDATORS["properties"]
 
     def set_defaults(validator, properties, instance, schema):
@@ -71,9 +76,6 @@ def _with_defaults(validator_class: type) -> type:
     return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
 
 
-_Validator = _with_defaults(jsonschema.Draft7Validator)
-
-
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -83,7 +85,8 @@ def _dotted(path: Sequence[str | int]) -> str:
     return ".".join(str(p) for p in path)
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
+def _describe(error: Any) -> str:
+    """One line for a ``jsonschema.ValidationError``."""
     key = _dotted(error.absolute_path) or "<top level>"
     v = error.validator
     if v == "additionalProperties":
@@ -270,9 +273,11 @@ def validate_config(
     schema = schema if schema is not None else load_schema()
     filled = copy.deepcopy(dict(config))
     try:
-        errors = list(_Validator(schema).iter_errors(filled))
+        errors = list(_validator()(schema).iter_errors(filled))
         if errors:
-            best = jsonschema.exceptions.best_match(errors)
+            from jsonschema.exceptions import best_match
+
+            best = best_match(errors)
             raise ConfigError(_describe(best), best.absolute_path)
         check_references(filled)
     except ConfigError as exc:

@@ -1,7 +1,7 @@
 # Aequa extensions: participation rate as the contribution (Sec. 6.4: Table 3, Fig. 2) and training-time rewards
 # (Sec. 6.5, Algorithm 2: Figs 3-4). One JSON per (dataset, [partition,] method, seed); as in aequa.smk, one job
-# trains every seed and method of a dataset [and partition] (`setting` granularity) or every method of one seed
-# (`seed`). Training-time jobs reuse the main experiments' standalone runs of the same setting as contributions.
+# trains every dataset, seed and method of a partition (`partition` granularity) or every method of one seed (`seed`).
+# Training-time jobs reuse the main experiments' standalone runs of the same setting as contributions.
 AEQUA_PART = AEQUA["participation"]
 AEQUA_TT = AEQUA["training_time"]
 USED_DATASETS.update(AEQUA_PART["datasets"], AEQUA_TT["datasets"])
@@ -83,36 +83,87 @@ rule aequa_participation_summary:
         " --per-client {output.per_client} --claims {output.claims} --figure {params.stem} --cfg {params.cfg} > {log} 2>&1"
 
 
-def aequa_tt_seeds(wildcards):
-    return [wildcards.seed] if AEQUA_PER_SEED else range(AEQUA_EXT_SEEDS)
+def aequa_tt_command(dataset, partition, seeds):
+    """`aequa-ext training-time ...` for every method of ``seeds`` of one (dataset, partition), with the main
+    experiments' standalone runs of that setting as the contributions."""
+    stem = f"training_time/{dataset}/{partition}"
+    runs = [
+        f"--run {s} {m} results/aequa/{stem}/{m}/seed{s}.json {CHECKPOINTS}/aequa/{stem}/{m}/seed{s}.pt"
+        for s in seeds
+        for m in AEQUA_TT["methods"]
+    ]
+    standalone = [f"--standalone {s} results/aequa/runs/{dataset}/{partition}/standalone/seed{s}.json" for s in seeds]
+    return " ".join(
+        [
+            f"aequa-ext training-time --dataset {dataset} --dataset-file {dataset_file(dataset)}",
+            f"--partition {partition}",
+            *runs,
+            *standalone,
+            f"--cfg {aequa_job_cfg('training_time', partition=partition)}",
+        ]
+    )
 
 
-rule aequa_training_time_run:
-    """Train the training-time runs of one setting (and seed) with per-round evaluation, checkpointing every round."""
-    input:
-        data=lambda w: dataset_file(w.dataset),
-        standalone=lambda w: [
-            f"results/aequa/runs/{w.dataset}/{w.partition}/standalone/seed{s}.json" for s in aequa_tt_seeds(w)
-        ],
-    output:
-        [out for _, _, out in aequa_ext_runs("training_time/{dataset}/{partition}", AEQUA_TT["methods"])],
-    log:
-        f"{AEQUA_LOGS}/training_time/{{dataset}}/{{partition}}/{AEQUA_EXT_LOG}",
-    wildcard_constraints:
-        dataset="[A-Za-z0-9_]+",
-        partition="[A-Za-z0-9_.]+",
-        seed=r"\d+",
-    resources:
-        gpu=GPU,
-    params:
-        cfg=lambda w: aequa_job_cfg("training_time", partition=w.partition),
-        runs=lambda w, output: aequa_ext_run_args(w, output, "training_time/{dataset}/{partition}", AEQUA_TT["methods"]),
-        standalone=lambda w, input: " ".join(
-            f"--standalone {s} {path}" for s, path in zip(aequa_tt_seeds(w), input.standalone)
-        ),
-    shell:
-        "fairshare aequa-ext training-time --dataset {wildcards.dataset} --dataset-file {input.data}"
-        " --partition {wildcards.partition} {params.runs} {params.standalone} --cfg {params.cfg} > {log} 2>&1"
+def aequa_tt_files(dataset, partition, seeds, kind):
+    """The training-time job's outputs (``kind`` "runs") or the standalone runs it reads ("standalone")."""
+    if kind == "standalone":
+        return [f"results/aequa/runs/{dataset}/{partition}/standalone/seed{s}.json" for s in seeds]
+    stem = f"results/aequa/training_time/{dataset}/{partition}"
+    return [f"{stem}/{m}/seed{s}.json" for s in seeds for m in AEQUA_TT["methods"]]
+
+
+AEQUA_TT_PARTITIONS = list(dict.fromkeys(AEQUA_TT["partitions"].values()))
+
+if AEQUA_PER_SEED:
+
+    rule aequa_training_time_run:
+        """Train the training-time runs of one (dataset, partition, seed) with per-round evaluation, checkpointing
+        every round."""
+        input:
+            data=lambda w: dataset_file(w.dataset),
+            standalone=aequa_tt_files("{dataset}", "{partition}", ["{seed}"], "standalone"),
+        output:
+            aequa_tt_files("{dataset}", "{partition}", ["{seed}"], "runs"),
+        log:
+            f"{AEQUA_LOGS}/training_time/{{dataset}}/{{partition}}/seed{{seed}}.log",
+        wildcard_constraints:
+            dataset="[A-Za-z0-9_]+",
+            partition="[A-Za-z0-9_.]+",
+            seed=r"\d+",
+        resources:
+            gpu=GPU,
+        params:
+            command=lambda w: aequa_tt_command(w.dataset, w.partition, [w.seed]),
+        shell:
+            "fairshare {params.command} > {log} 2>&1"
+
+else:
+    for _partition in AEQUA_TT_PARTITIONS:
+
+        rule:
+            """Train the training-time runs of every dataset and seed of one partition in one process, with
+            per-round evaluation, checkpointing every round."""
+            name:
+                "aequa_training_time_run_" + rule_suffix(_partition)
+            input:
+                data=[dataset_file(d) for d in AEQUA_TT["datasets"]],
+                standalone=[
+                    f
+                    for d in AEQUA_TT["datasets"]
+                    for f in aequa_tt_files(d, _partition, range(AEQUA_EXT_SEEDS), "standalone")
+                ],
+            output:
+                [f for d in AEQUA_TT["datasets"] for f in aequa_tt_files(d, _partition, range(AEQUA_EXT_SEEDS), "runs")],
+            log:
+                f"{AEQUA_LOGS}/training_time/{_partition}.log",
+            resources:
+                gpu=GPU,
+            params:
+                commands=lambda w, p=_partition: " + ".join(
+                    aequa_tt_command(d, p, range(AEQUA_EXT_SEEDS)) for d in AEQUA_TT["datasets"]
+                ),
+            shell:
+                "fairshare {params.commands} > {log} 2>&1"
 
 
 rule aequa_training_time_summary:

@@ -22,76 +22,43 @@ def exp6_cfg_json():
     return cfg_file({"seed": config["seed"], "device": config["device"], "mmfl": training, "auctions": {"exp6": AU6}})
 
 
-def exp6_job_seeds(w):
-    """The seeds one Exp 6 job trains: every seed of its mechanism, or the one its wildcards name."""
-    return [int(w.seed)] if hasattr(w, "seed") else list(range(AU6["seeds"]))
+def exp6_job_runs(w):
+    """The (mechanism, seed) pairs one Exp 6 job trains: the one its wildcards name, or every one."""
+    return [(w.mechanism, int(w.seed))] if hasattr(w, "seed") else AU6_RUNS
 
 
-rule auctions_exp5:
-    """Experiment 5: take-up per task vs budget for every mechanism and seed."""
+rule auctions:
+    """Experiment 5 (take-up per task vs budget for every mechanism and seed), misreporting gains of every mechanism
+    (truthfulness, Theorem 8, Corollary 9) and Corollary 10, Section V's statements (Figs. 7a/7b orderings,
+    truthfulness, Corollaries 9 and 10) from those results, and Figures 7a and 7b: one command after another in one
+    process."""
     output:
-        f"{AU_RESULTS}/exp5.csv",
-    log:
-        f"{AU_LOGS}/exp5.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "auctions"),
-    shell:
-        "fairshare auctions exp5 --output {output} --cfg {params.cfg} > {log} 2>&1"
-
-
-rule auctions_properties:
-    """Misreporting gains of every mechanism (truthfulness, Theorem 8, Corollary 9) and Corollary 10."""
-    output:
-        truthfulness=f"{AU_RESULTS}/truthfulness.csv",
-        corollary10=f"{AU_RESULTS}/corollary10.csv",
-    log:
-        f"{AU_LOGS}/properties.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "auctions"),
-    shell:
-        "fairshare auctions properties --truthfulness {output.truthfulness} --corollary10 {output.corollary10}"
-        " --cfg {params.cfg} > {log} 2>&1"
-
-
-rule auctions_claims:
-    """Section V's statements (Figs. 7a/7b orderings, truthfulness, Corollaries 9 and 10) from the results."""
-    input:
         exp5=f"{AU_RESULTS}/exp5.csv",
         truthfulness=f"{AU_RESULTS}/truthfulness.csv",
         corollary10=f"{AU_RESULTS}/corollary10.csv",
-    output:
-        f"{AU_RESULTS}/claims.csv",
-    log:
-        f"{AU_LOGS}/claims.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "auctions"),
-    shell:
-        "fairshare auctions claims --exp5 {input.exp5} --truthfulness {input.truthfulness}"
-        " --corollary10 {input.corollary10} --output {output} --cfg {params.cfg} > {log} 2>&1"
-
-
-rule auctions_figures:
-    """Figures 7a and 7b."""
-    input:
-        f"{AU_RESULTS}/exp5.csv",
-    output:
+        claims=f"{AU_RESULTS}/claims.csv",
         fig7a=f"{AU_FIGURES}/fig7a.png",
         fig7a_pdf=f"{AU_FIGURES}/fig7a.pdf",
         fig7b=f"{AU_FIGURES}/fig7b.png",
         fig7b_pdf=f"{AU_FIGURES}/fig7b.pdf",
     log:
-        f"{AU_LOGS}/figures.log",
+        f"{AU_LOGS}/auctions.log",
     params:
         cfg=lambda w: cfg_json("seed", "auctions"),
         fig7a=lambda w, output: figure_stem(output.fig7a),
         fig7b=lambda w, output: figure_stem(output.fig7b),
     shell:
-        "fairshare auctions figures --exp5 {input} --fig7a {params.fig7a} --fig7b {params.fig7b}"
+        "fairshare auctions exp5 --output {output.exp5} --cfg {params.cfg}"
+        " + auctions properties --truthfulness {output.truthfulness} --corollary10 {output.corollary10}"
+        " --cfg {params.cfg}"
+        " + auctions claims --exp5 {output.exp5} --truthfulness {output.truthfulness}"
+        " --corollary10 {output.corollary10} --output {output.claims} --cfg {params.cfg}"
+        " + auctions figures --exp5 {output.exp5} --fig7a {params.fig7a} --fig7b {params.fig7b}"
         " --cfg {params.cfg} > {log} 2>&1"
 
 
 # Experiment 6: each mechanism recruits at B (one JSON per mechanism and seed: winners per task, participation,
-# payments, bids), then the recruited clients train two tasks with FedFairMMFL (one job per mechanism, or per mechanism
+# payments, bids), then the recruited clients train two tasks with FedFairMMFL (one job for all, or one per mechanism
 # and seed: mmfl.job_granularity).
 rule auctions_recruit:
     """One recruitment file per (mechanism, seed) at Exp 6's budget."""
@@ -112,7 +79,7 @@ rule auctions_recruit:
 AU6_PARAMS = dict(
     cfg=lambda w: exp6_cfg_json(),
     datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],
-    checkpoints=lambda w: [f"{CHECKPOINTS}/auctions/exp6/{w.mechanism}/seed{s}.pt" for s in exp6_job_seeds(w)],
+    checkpoints=lambda w: [f"{CHECKPOINTS}/auctions/exp6/{m}/seed{s}.pt" for m, s in exp6_job_runs(w)],
 )
 AU6_SHELL = (
     "fairshare auctions exp6 --recruitment {input.recruitment} --datasets {params.datasets}"
@@ -141,14 +108,14 @@ if config["mmfl"]["job_granularity"] == "seed":
 else:
 
     rule auctions_exp6:
-        """FedFairMMFL on each seed's recruits of one mechanism, one seed after another, checkpointing every round."""
+        """FedFairMMFL on the recruits of every (mechanism, seed), one after another, checkpointing every round."""
         input:
-            recruitment=[f"{AU6_RECRUIT}/{{mechanism}}/seed{s}.json" for s in range(AU6["seeds"])],
+            recruitment=[f"{AU6_RECRUIT}/{m}/seed{s}.json" for m, s in AU6_RUNS],
             datasets=[dataset_file(t) for t in AU6["tasks"]],
         output:
-            [f"{AU_RESULTS}/exp6/{{mechanism}}/seed{s}.csv" for s in range(AU6["seeds"])],
+            [f"{AU_RESULTS}/exp6/{m}/seed{s}.csv" for m, s in AU6_RUNS],
         log:
-            f"{AU_LOGS}/exp6_{{mechanism}}.log",
+            f"{AU_LOGS}/exp6.log",
         resources:
             gpu=GPU,
         params:

@@ -6,9 +6,12 @@ MS_LOGS = "logs/model_sharing"
 MS_TABLES = [f"table{i}" for i in range(1, 6)]  # the keys of MS_REF's tables
 
 
-rule model_sharing_paper_numbers:
-    """Tables 1-5 (printed vs exact, all coalitions, stability per partition), Example C.6, and one scorecard row per
-    printed number and §2 stability statement; one process because each step takes well under a second."""
+rule model_sharing:
+    """Tables 1-5 (printed vs exact, all coalitions, stability per partition), Example C.6 and one scorecard row per
+    printed number and §2 stability statement; simulated vs closed-form errors (mean estimation and regression);
+    the data of the two extra figures (error vs coalition size, stable partitions over (n_small, n_large)); every
+    checkable lemma, corollary and theorem (§4 against the Monte Carlo run, §5-§7 and App. C-D exactly); the three
+    figures (the paper has none). One process: each step takes a second or less."""
     input:
         MS_REF,
     output:
@@ -18,68 +21,25 @@ rule model_sharing_paper_numbers:
         report=f"{MS_RESULTS}/appendix_c.json",
         core=f"{MS_RESULTS}/appendix_c_core_vs_L.csv",
         printed=f"{MS_RESULTS}/printed_values_claims.csv",
+        mc=f"{MS_RESULTS}/monte_carlo.csv",
+        sizes=f"{MS_RESULTS}/error_vs_coalition_size.csv",
+        phases=f"{MS_RESULTS}/phase_diagram.csv",
+        claims=f"{MS_RESULTS}/claims.csv",
+        mc_figure=multiext(f"{MS_FIGURES}/monte_carlo", ".png", ".pdf"),
+        sizes_figure=multiext(f"{MS_FIGURES}/error_vs_coalition_size", ".png", ".pdf"),
+        phases_figure=multiext(f"{MS_FIGURES}/phase_diagram", ".png", ".pdf"),
     log:
-        f"{MS_LOGS}/paper_numbers.log",
+        f"{MS_LOGS}/model_sharing.log",
     params:
         cfg=lambda w: cfg_json("seed", "model_sharing"),
         tables=MS_TABLES,
     shell:
         "fairshare model-sharing paper-numbers --reference {input} --tables {params.tables} --cells {output.cells}"
         " --all-coalitions {output.coalitions} --stability {output.stability} --appendix-c {output.report}"
-        " --core-vs-l {output.core} --printed-values {output.printed} --cfg {params.cfg} > {log} 2>&1"
-
-
-rule model_sharing_claims:
-    """Every checkable lemma, corollary and theorem: §4 against the Monte Carlo run, §5-§7 and App. C-D exactly."""
-    input:
-        f"{MS_RESULTS}/monte_carlo.csv",
-    output:
-        f"{MS_RESULTS}/claims.csv",
-    log:
-        f"{MS_LOGS}/claims.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "model_sharing"),
-    shell:
-        "fairshare model-sharing claims --monte-carlo {input} --output {output} --cfg {params.cfg} > {log} 2>&1"
-
-
-rule model_sharing_monte_carlo:
-    """Simulated vs closed-form errors (mean estimation and regression)."""
-    output:
-        f"{MS_RESULTS}/monte_carlo.csv",
-    log:
-        f"{MS_LOGS}/monte_carlo.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "model_sharing"),
-    shell:
-        "fairshare model-sharing monte-carlo --output {output} --cfg {params.cfg} > {log} 2>&1"
-
-
-rule model_sharing_curves:
-    """Data of the two extra figures: error vs coalition size, stable partitions over (n_small, n_large)."""
-    output:
-        sizes=f"{MS_RESULTS}/error_vs_coalition_size.csv",
-        phases=f"{MS_RESULTS}/phase_diagram.csv",
-    log:
-        f"{MS_LOGS}/curves.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "model_sharing"),
-    shell:
-        "fairshare model-sharing curves --sizes {output.sizes} --phases {output.phases} --cfg {params.cfg} > {log} 2>&1"
-
-
-rule model_sharing_figures:
-    """The three figures (the paper has none), drawn from the result files only."""
-    input:
-        mc=f"{MS_RESULTS}/monte_carlo.csv",
-        sizes=f"{MS_RESULTS}/error_vs_coalition_size.csv",
-        phases=f"{MS_RESULTS}/phase_diagram.csv",
-    output:
-        mc=multiext(f"{MS_FIGURES}/monte_carlo", ".png", ".pdf"),
-        sizes=multiext(f"{MS_FIGURES}/error_vs_coalition_size", ".png", ".pdf"),
-        phases=multiext(f"{MS_FIGURES}/phase_diagram", ".png", ".pdf"),
-    log:
-        f"{MS_LOGS}/figures.log",
-    shell:
-        "fairshare model-sharing figures --monte-carlo {input.mc} --sizes {input.sizes} --phases {input.phases}"
-        " --monte-carlo-figure {output.mc} --sizes-figure {output.sizes} --phases-figure {output.phases} > {log} 2>&1"
+        " --core-vs-l {output.core} --printed-values {output.printed} --cfg {params.cfg}"
+        " + model-sharing monte-carlo --output {output.mc} --cfg {params.cfg}"
+        " + model-sharing curves --sizes {output.sizes} --phases {output.phases} --cfg {params.cfg}"
+        " + model-sharing claims --monte-carlo {output.mc} --output {output.claims} --cfg {params.cfg}"
+        " + model-sharing figures --monte-carlo {output.mc} --sizes {output.sizes} --phases {output.phases}"
+        " --monte-carlo-figure {output.mc_figure} --sizes-figure {output.sizes_figure}"
+        " --phases-figure {output.phases_figure} > {log} 2>&1"

@@ -101,11 +101,14 @@ rule payoff_flows_value_table:
 
 
 rule payoff_flows_analyze:
+    """Allocations and payoff flows under the budget scenarios, then Figure 2, from one value table (one process)."""
     input:
         lambda w: (PF_REFERENCE if w.source == "reference" else "results/payoff_flows/trained/value_table.json"),
     output:
         alloc="results/payoff_flows/{source}/allocations.csv",
         flows="results/payoff_flows/{source}/flows.csv",
+        png="figures/payoff_flows/fig2_{source}.png",
+        pdf="figures/payoff_flows/fig2_{source}.pdf",
     log:
         "logs/payoff_flows/analyze_{source}.log",
     wildcard_constraints:
@@ -113,27 +116,11 @@ rule payoff_flows_analyze:
     params:
         cfg=lambda w: cfg_json("seed", "payoff_flows"),
         scenarios=lambda w: "paper" if w.source == "reference" else "config",
-    shell:
-        "fairshare payoff-flows analyze --values {input} --scenarios {params.scenarios}"
-        " --experiment {wildcards.source} --allocations {output.alloc} --flows {output.flows}"
-        " --cfg {params.cfg} > {log} 2>&1"
-
-
-rule payoff_flows_figure2:
-    input:
-        alloc="results/payoff_flows/{source}/allocations.csv",
-        flows="results/payoff_flows/{source}/flows.csv",
-    output:
-        png="figures/payoff_flows/fig2_{source}.png",
-        pdf="figures/payoff_flows/fig2_{source}.pdf",
-    log:
-        "logs/payoff_flows/figure2_{source}.log",
-    wildcard_constraints:
-        source="trained|reference",
-    params:
         title=pf_figure_title,
     shell:
-        "fairshare payoff-flows figure2 --allocations {input.alloc} --flows {input.flows}"
+        "fairshare payoff-flows analyze --values {input} --scenarios {params.scenarios}"
+        " --experiment {wildcards.source} --allocations {output.alloc} --flows {output.flows} --cfg {params.cfg}"
+        " + payoff-flows figure2 --allocations {output.alloc} --flows {output.flows}"
         " --title {params.title} --png {output.png} --pdf {output.pdf} > {log} 2>&1"
 
 

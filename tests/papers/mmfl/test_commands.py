@@ -42,14 +42,22 @@ def _cfg(rounds: int = ROUNDS, **training) -> str:
 
 
 def _args(
-    tmp: Path, name: str, cfg: str, method: str = "fedfair", alpha: str | None = "5", seeds: tuple[int, ...] = (0,)
+    tmp: Path,
+    name: str,
+    cfg: str,
+    method: str = "fedfair",
+    alpha: str | None = "5",
+    seeds: tuple[int, ...] = (0,),
+    tags: tuple[int, ...] | None = None,
 ) -> list[str]:
-    """A job training ``seeds``; seed k's files are ``<name>_seed<k>.{csv,npz,pt}``."""
-    files = {ext: [str(tmp / f"{name}_seed{k}.{ext}") for k in seeds] for ext in ("csv", "npz", "pt")}
-    args = ["mmfl", "run", "--experiment", "resume", "--method", method, "--seed-index", *map(str, seeds)]
+    """A job training ``seeds`` (``method`` and ``alpha``: one for all, or space-separated, one per run); each run's
+    files are ``<name>_seed<tag>.{csv,npz,pt}``, its tag being its seed unless ``tags`` gives one per run."""
+    tags = seeds if tags is None else tags
+    files = {ext: [str(tmp / f"{name}_seed{k}.{ext}") for k in tags] for ext in ("csv", "npz", "pt")}
+    args = ["mmfl", "run", "--experiment", "resume", "--method", *method.split(), "--seed-index", *map(str, seeds)]
     args += ["--datasets", f"digits={tmp / 'digits.npz'}", f"synthetic={tmp / 'synthetic.npz'}"]
     args += ["--output", *files["csv"], "--allocation", *files["npz"], "--checkpoint", *files["pt"], "--cfg", cfg]
-    return args + (["--alpha", alpha] if alpha else [])
+    return args + (["--alpha", *alpha.split()] if alpha else [])
 
 
 def _run_here(args: list[str]) -> None:
@@ -109,11 +117,24 @@ def test_a_job_of_several_seeds_writes_each_seeds_own_bytes_and_resumes_its_seco
     assert not list(workdir.glob("grouped_seed*.pt"))
 
 
+def test_a_job_of_several_methods_and_alphas_equals_a_job_per_run(workdir):
+    """FedFairMMFL at alpha 3, FedFairMMFL at alpha 5 and Random in one command (as a job of mmfl.job_granularity `all` trains them) write
+    the bytes of one job per run."""
+    cfg = _cfg()
+    runs = [("fedfair", "3"), ("fedfair", "5"), ("random", "none")]
+    for k, (method, alpha) in enumerate(runs):
+        _run_here(_args(workdir, f"single{k}", cfg, method=method, alpha=alpha, seeds=(1,)))
+    methods, alphas = (" ".join(column) for column in zip(*runs))
+    _run_here(_args(workdir, "mixed", cfg, method=methods, alpha=alphas, seeds=(1, 1, 1), tags=(0, 1, 2)))
+    assert [_outputs(workdir, "mixed", k) for k in range(3)] == [_outputs(workdir, f"single{k}", 1) for k in range(3)]
+    assert len({_outputs(workdir, "mixed", k) for k in range(3)}) == 3
+
+
 def test_one_output_per_seed_is_required(workdir, capsys):
     args = _args(workdir, "short", _cfg(), seeds=(0, 1))
     args.remove(str(workdir / "short_seed1.csv"))
     assert main(args) == 2
-    assert "one entry per seed" in capsys.readouterr().err
+    assert "one entry per run" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("change", ["config", "rounds"])
@@ -135,3 +156,29 @@ def test_a_run_the_config_does_not_hold_is_refused(workdir, capsys):
     assert main(_args(workdir, "none", _cfg(), alpha="4")) == 2
     assert "has no run with method fedfair, alpha 4.0" in capsys.readouterr().err
     assert main(_args(workdir, "none", _cfg(), method="random", alpha="3")) == 2  # random runs have no alpha
+
+
+def test_commands_joined_by_plus_keep_every_checkpoint_until_all_succeed(workdir, capsys):
+    """`fairshare A + B` (one process, as the workflow's multi-model FL job): when B fails, A's outputs are written
+    and its checkpoint kept (Snakemake reruns the whole job, and A then resumes from its final round); when both
+    succeed, both write what they write alone and every checkpoint goes."""
+    cfg = _cfg()
+    _run_here(_args(workdir, "solo", cfg))
+    first = _args(workdir, "chain", cfg)
+    broken = _args(workdir, "chain_b", cfg, seeds=(1,))
+    broken[broken.index("--experiment") + 1] = "missing"
+    assert main([*first, "+", *broken]) == 2
+    assert "experiment 'missing' is not in the mmfl config" in capsys.readouterr().err
+    assert (workdir / "chain_seed0.pt").exists() and _outputs(workdir, "chain") == _outputs(workdir, "solo")
+    _run_here([*first, "+", *_args(workdir, "chain_b", cfg, seeds=(1,))])
+    assert _outputs(workdir, "chain") == _outputs(workdir, "solo")
+    assert not list(workdir.glob("chain*.pt")) and (workdir / "chain_b_seed1.csv").exists()
+
+
+def test_a_misspelt_command_in_a_chain_runs_nothing(workdir, capsys):
+    args = _args(workdir, "typo", _cfg())
+    with pytest.raises(SystemExit):
+        main([*args, "+", "mmfl", "runn"])
+    assert not (workdir / "typo_seed0.csv").exists()
+    assert main([*args, "+"]) == 2
+    assert "a command is missing before or after '+'" in capsys.readouterr().err

@@ -85,7 +85,7 @@ def test_training_defaults_to_faithful_and_chunk_stays_out_of_the_checkpoint_has
         "faithful",
         "fp32",
         None,
-        "setting",
+        "all",
     )
     assert train.lr_decay == {"default": 0.98, "cifar10": 1.0}
     assert "chunk" not in train.job_settings() and train.job_settings()["fidelity"] == "faithful"

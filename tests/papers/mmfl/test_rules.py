@@ -1,5 +1,5 @@
-"""mmfl.job_granularity in the workflow: `setting` and `seed` plan the same per-seed result files of the multi-model
-FL runs and of the auctions' Exp 6, in one job per (experiment, method, alpha) / mechanism or in one job per seed."""
+"""mmfl.job_granularity in the workflow: `all` and `seed` plan the same per-run result files of the multi-model FL runs
+and of the auctions' Exp 6, in one job for each of the two or in one job per run and seed."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ def _plan(wd: Path, granularity: str) -> tuple[dict[str, int], set[str]]:
     return jobs, outputs
 
 
-def test_setting_and_seed_granularity_plan_the_same_files(tmp_path):
+def test_all_and_seed_granularity_plan_the_same_files(tmp_path):
     wd = workflow_copy(tmp_path)
-    grouped_jobs, grouped = _plan(wd, "setting")
+    grouped_jobs, grouped = _plan(wd, "all")
     single_jobs, single = _plan(wd, "seed")
     assert grouped == single
     config = load_config(REPO / "config" / "config.yaml")
@@ -42,7 +42,5 @@ def test_setting_and_seed_granularity_plan_the_same_files(tmp_path):
     exp6 = config["auctions"]["exp6"]
     runs = settings.runs()
     assert single_jobs == {"mmfl_run": len(runs), "auctions_exp6": len(exp6["mechanisms"]) * exp6["seeds"]}
-    settings_count = len({(r.experiment, r.label) for r in runs})
-    assert sum(n for rule, n in grouped_jobs.items() if rule.startswith("mmfl_run_")) == settings_count
-    assert grouped_jobs["auctions_exp6"] == len(exp6["mechanisms"])
+    assert grouped_jobs == {"mmfl_run": 1, "auctions_exp6": 1}
     assert len(grouped) == 2 * len(runs) + len(exp6["mechanisms"]) * exp6["seeds"]  # rows + allocation map per run

@@ -4,8 +4,9 @@ partition, method, seed), then the paper's tables, claims and figures. Every out
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
-from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.cli import CommandError, cfg_argument, section, when_all_done
 from fairshare.io import read_json, write_csv, write_json, write_text
 
 GROUP = "aequa"
@@ -77,14 +78,15 @@ def parse_runs(args: argparse.Namespace, methods: tuple[str, ...]) -> list:
 
 
 def write_runs(runs: list, trained) -> None:
-    """Write each run's JSON as soon as it is trained, then remove every checkpoint of the job: kept until now, so a
-    job killed after some runs resumes each of them from its last round (finished ones from their final round)."""
+    """Write each run's JSON as soon as it is trained; its checkpoint goes once every command of the process has
+    succeeded (:func:`fairshare.cli.when_all_done`), so a job killed after some runs resumes each of them from its last
+    round (finished ones from their final round)."""
     from fairshare.learning.rounds import discard_checkpoint
 
     for done, out in trained:
         write_json(done.output, out)
     for done in runs:
-        discard_checkpoint(done.checkpoint)
+        when_all_done(partial(discard_checkpoint, done.checkpoint))
 
 
 def run(args: argparse.Namespace) -> None:

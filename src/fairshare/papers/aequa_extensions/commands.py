@@ -5,9 +5,10 @@ path comes from the rule."""
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from fairshare import seeding
-from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.cli import CommandError, cfg_argument, section, when_all_done
 from fairshare.io import read_json, write_csv, write_text
 from fairshare.papers.aequa.commands import parse_runs, runs_argument, write_runs
 
@@ -221,7 +222,7 @@ def scale_overhead(args: argparse.Namespace) -> None:
     rows = ext.scale_overhead(scfg, st, joins, cfg["scale"]["overhead_rounds"], ex.Job(args.checkpoint, digest))
     write_csv(args.output, rows)
     write_text(args.summary, ext.overhead_summary(rows))
-    discard_checkpoint(args.checkpoint)
+    when_all_done(partial(discard_checkpoint, args.checkpoint))
 
 
 def scale_summary(args: argparse.Namespace) -> None:

@@ -4,10 +4,11 @@ Experiment 6 and its training jobs, measured properties, claims, Figures 7a-7c."
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 import pandas as pd
 
-from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.cli import CommandError, cfg_argument, section, when_all_done
 from fairshare.io import read_json, write_csv, write_json
 
 GROUP = "auctions"
@@ -158,7 +159,7 @@ def exp6(args: argparse.Namespace) -> None:
         )
         write_csv(output, frame)
     for checkpoint in args.checkpoint:
-        discard_checkpoint(checkpoint)
+        when_all_done(partial(discard_checkpoint, checkpoint))
 
 
 def figure7c(args: argparse.Namespace) -> None:

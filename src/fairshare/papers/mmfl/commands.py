@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
-from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.cli import CommandError, cfg_argument, section, when_all_done
 from fairshare.io import write_csv, write_npz, write_text
 
 GROUP = "mmfl"
@@ -15,11 +16,13 @@ HELP = "fair multi-model federated learning (FedFairMMFL, random, round robin, t
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="train the seeds of one (experiment, method, alpha), one after another")
+    p = sub.add_parser("run", help="train runs of one experiment (methods, alphas, seeds), one after another")
     p.add_argument("--experiment", required=True)
-    p.add_argument("--method", required=True, help="fedfair, random, round_robin or qffl")
-    p.add_argument("--alpha", type=float, default=None, help="alpha of fedfair and qffl runs (omit for the others)")
-    p.add_argument("--seed-index", type=int, nargs="+", required=True, help="the seeds this job trains")
+    p.add_argument("--method", nargs="+", required=True, help="per run (or one for all): fedfair, random, ...")
+    p.add_argument(
+        "--alpha", type=_alpha, nargs="+", default=[None], help="per run (or one for all): alpha, or none (no alpha)"
+    )
+    p.add_argument("--seed-index", type=int, nargs="+", required=True, help="per run: its seed")
     p.add_argument("--datasets", nargs="+", required=True, help="name=path of every cached dataset the tasks use")
     p.add_argument("--output", nargs="+", required=True, help="per seed: accuracy, loss and clients per task and round")
     p.add_argument("--allocation", nargs="+", required=True, help="per seed: allocation map with its run's keys (NPZ)")
@@ -47,20 +50,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=figures)
 
 
+def _alpha(text: str) -> float | None:
+    return None if text == "none" else float(text)
+
+
+def _per_run(values: list, count: int, flag: str) -> list:
+    """One value per run: ``values`` as given, or its single value repeated."""
+    if len(values) == 1:
+        return values * count
+    if len(values) != count:
+        raise CommandError(f"{flag} needs one value, or one per run ({count})")
+    return values
+
+
 def run(args: argparse.Namespace) -> None:
-    """Train each seed in turn, writing its outputs as soon as it finishes; the checkpoints go only once every seed's
-    outputs are written, so a rerun of a killed job skips the finished seeds (their last checkpoint) and resumes the
-    interrupted one."""
+    """Train each run in turn, writing its outputs as soon as it finishes; the checkpoints go only once every command
+    of the process has succeeded (:func:`fairshare.cli.when_all_done`), so a rerun of a killed job skips the finished
+    runs (their last checkpoint) and resumes the interrupted one."""
     from fairshare.data.datasets import load_cache
     from fairshare.learning.engine import resolve_device
     from fairshare.learning.rounds import discard_checkpoint
     from fairshare.papers.mmfl.experiment import Settings, run_job
 
     settings = Settings.from_block(section(args, "mmfl"))
-    if not len(args.seed_index) == len(args.output) == len(args.allocation) == len(args.checkpoint):
-        raise CommandError("--seed-index, --output, --allocation and --checkpoint need one entry per seed")
+    count = len(args.seed_index)
+    if not count == len(args.output) == len(args.allocation) == len(args.checkpoint):
+        raise CommandError("--seed-index, --output, --allocation and --checkpoint need one entry per run")
+    methods = _per_run(args.method, count, "--method")
+    alphas = _per_run(args.alpha, count, "--alpha")
     try:
-        jobs = [settings.run(args.experiment, args.method, args.alpha, seed) for seed in args.seed_index]
+        jobs = [settings.run(args.experiment, *key) for key in zip(methods, alphas, args.seed_index)]
     except KeyError as exc:
         raise CommandError(exc.args[0]) from None
     tasks = settings.experiment(args.experiment).tasks
@@ -83,7 +102,7 @@ def run(args: argparse.Namespace) -> None:
         )
         write_csv(output, rows)
     for checkpoint in args.checkpoint:
-        discard_checkpoint(checkpoint)
+        when_all_done(partial(discard_checkpoint, checkpoint))
 
 
 def summarize(args: argparse.Namespace) -> None:

@@ -152,7 +152,7 @@ class Settings:
     per_task_experiment: str
     alpha_sweep_experiment: str
     comparable_tolerance: float  # accuracy gap read as "comparable" / "the same" in the claims
-    job_granularity: str  # "setting": one job trains every seed of a (experiment, method, alpha); "seed": one each
+    job_granularity: str  # "all": one job trains every run; "seed": one job per run and seed
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> Settings:

@@ -8,10 +8,11 @@ Heavy imports (torch, pandas, scipy) happen inside the commands: jobs that do no
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 import numpy as np
 
-from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.cli import CommandError, cfg_argument, section, when_all_done
 from fairshare.io import read_json, write_csv, write_json
 from fairshare.papers.payoff_flows import experiment
 from fairshare.papers.payoff_flows.experiment import PAPER, PAPER_SCENARIOS, Analysis, Valuation
@@ -100,7 +101,7 @@ def valuate(args: argparse.Namespace) -> None:
     data = load_cache(args.dataset)
     for mask, output, checkpoint in coalitions:
         write_json(output, experiment.value_coalition(st, data, mask, checkpoint, device=str(device)))
-        discard_checkpoint(checkpoint)
+        when_all_done(partial(discard_checkpoint, checkpoint))
 
 
 def assemble(args: argparse.Namespace) -> None:
