@@ -107,7 +107,10 @@ if AEQUA_PER_SEED:
             input:
                 data=lambda w: dataset_file(w.dataset),
             output:
-                aequa_outputs("{dataset}", _partitions[0], ["{seed}"]),
+                [
+                    f"results/aequa/runs/{{dataset}}/{{partition}}/{m}/seed{{seed}}.json"
+                    for m in aequa_methods(_partitions[0])
+                ],
             log:
                 f"{AEQUA_LOGS}/runs/{{dataset}}/{{partition}}/seed{{seed}}.log",
             wildcard_constraints:

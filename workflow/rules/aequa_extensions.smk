@@ -41,46 +41,65 @@ def aequa_ext_run_args(wildcards, output, stem, methods):
 AEQUA_EXT_LOG = "seed{seed}.log" if AEQUA_PER_SEED else "all_seeds.log"
 
 
-rule aequa_participation_run:
-    """Train the participation runs of one dataset (and seed), checkpointing every round."""
-    input:
-        data=lambda w: dataset_file(w.dataset),
-    output:
-        [out for _, _, out in aequa_ext_runs("participation/{dataset}", AEQUA_PART["methods"])],
-    log:
-        f"{AEQUA_LOGS}/participation/{{dataset}}/{AEQUA_EXT_LOG}",
-    wildcard_constraints:
-        dataset="[A-Za-z0-9_]+",
-        seed=r"\d+",
-    resources:
-        gpu=GPU,
-    params:
-        cfg=lambda w: aequa_job_cfg("participation", partition=AEQUA_PART["partition"]),
-        runs=lambda w, output: aequa_ext_run_args(w, output, "participation/{dataset}", AEQUA_PART["methods"]),
-    shell:
-        "fairshare aequa-ext participation --dataset {wildcards.dataset} --dataset-file {input.data} {params.runs}"
-        " --cfg {params.cfg} > {log} 2>&1"
+def aequa_part_command(dataset, seeds):
+    """`aequa-ext participation ...` for every method of ``seeds`` of one dataset."""
+    stem = f"participation/{dataset}"
+    runs = [
+        f"--run {s} {m} results/aequa/{stem}/{m}/seed{s}.json {CHECKPOINTS}/aequa/{stem}/{m}/seed{s}.pt"
+        for s in seeds
+        for m in AEQUA_PART["methods"]
+    ]
+    return " ".join(
+        [
+            f"aequa-ext participation --dataset {dataset} --dataset-file {dataset_file(dataset)}",
+            *runs,
+            f"--cfg {aequa_job_cfg('participation', partition=AEQUA_PART['partition'])}",
+        ]
+    )
 
 
-rule aequa_participation_summary:
-    """Table 3, its claims and Figure 2."""
-    input:
-        AEQUA_PART_RUNS,
-    output:
-        table_csv="results/aequa/table3.csv",
-        table_md="results/aequa/table3.md",
-        per_client="results/aequa/participation_per_client.csv",
-        claims="results/aequa/participation_claims.csv",
-        png="figures/aequa/fig2_participation.png",
-        pdf="figures/aequa/fig2_participation.pdf",
-    log:
-        f"{AEQUA_LOGS}/participation_summary.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "aequa"),
-        stem=lambda w, output: output.png[:-4],
-    shell:
-        "fairshare aequa-ext participation-summary {input} --table {output.table_csv} {output.table_md}"
-        " --per-client {output.per_client} --claims {output.claims} --figure {params.stem} --cfg {params.cfg} > {log} 2>&1"
+def aequa_part_files(dataset, seeds):
+    return [f"results/aequa/participation/{dataset}/{m}/seed{s}.json" for s in seeds for m in AEQUA_PART["methods"]]
+
+
+if AEQUA_PER_SEED:
+
+    rule aequa_participation_run:
+        """Train the participation runs of one (dataset, seed), checkpointing every round."""
+        input:
+            data=lambda w: dataset_file(w.dataset),
+        output:
+            aequa_part_files("{dataset}", ["{seed}"]),
+        log:
+            f"{AEQUA_LOGS}/participation/{{dataset}}/seed{{seed}}.log",
+        wildcard_constraints:
+            dataset="[A-Za-z0-9_]+",
+            seed=r"\d+",
+        resources:
+            gpu=GPU,
+        params:
+            command=lambda w: aequa_part_command(w.dataset, [w.seed]),
+        shell:
+            "fairshare {params.command} > {log} 2>&1"
+
+else:
+
+    rule aequa_participation_run:
+        """Train the participation runs of every dataset and seed in one process, checkpointing every round."""
+        input:
+            [dataset_file(d) for d in AEQUA_PART["datasets"]],
+        output:
+            [f for d in AEQUA_PART["datasets"] for f in aequa_part_files(d, range(AEQUA_EXT_SEEDS))],
+        log:
+            f"{AEQUA_LOGS}/participation/all.log",
+        resources:
+            gpu=GPU,
+        params:
+            commands=lambda w: " + ".join(
+                aequa_part_command(d, range(AEQUA_EXT_SEEDS)) for d in AEQUA_PART["datasets"]
+            ),
+        shell:
+            "fairshare {params.commands} > {log} 2>&1"
 
 
 def aequa_tt_command(dataset, partition, seeds):
@@ -166,30 +185,6 @@ else:
                 "fairshare {params.commands} > {log} 2>&1"
 
 
-rule aequa_training_time_summary:
-    """Per-round metrics, claims and Figures 3-4."""
-    input:
-        AEQUA_TT_RUNS,
-    output:
-        **{
-            f"{fig}_{x}": f"figures/aequa/{fig}_training_time.{x}"
-            for fig in AEQUA_TT["partitions"]
-            for x in ("png", "pdf")
-        },
-        rounds="results/aequa/training_time_rounds.csv",
-        claims="results/aequa/training_time_claims.csv",
-    log:
-        f"{AEQUA_LOGS}/training_time_summary.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "aequa"),
-        figures=lambda w, output: " ".join(
-            f"--figure {p} {output[f'{fig}_png'][:-4]}" for fig, p in AEQUA_TT["partitions"].items()
-        ),
-    shell:
-        "fairshare aequa-ext training-time-summary {input} --rounds {output.rounds} --claims {output.claims}"
-        " {params.figures} --cfg {params.cfg} > {log} 2>&1"
-
-
 # FEMNIST at scale (Sec. 6.6: Table 4, Fig. 5, per-round overhead). FEMNIST (LEAF writers) needs a download and
 # LEAF's preprocessing: only profiles that name it use it; the others run the same jobs on a writer-like partition.
 AEQUA_SCALE = AEQUA["scale"]
@@ -271,22 +266,47 @@ rule aequa_scale_overhead:
         " --output {output.csv} --summary {output.md} --checkpoint {params.checkpoint} --cfg {params.cfg} > {log} 2>&1"
 
 
-rule aequa_scale_summary:
-    """Table 4, claims and Figure 5."""
+rule aequa_extensions_summary:
+    """Table 3, its claims and Figure 2 (participation); per-round metrics, claims and Figures 3-4 (training-time
+    rewards); Table 4, claims and Figure 5 (scale): one command after another in one process."""
     input:
-        runs=[f"results/aequa/scale/{m}/seed{s}.json" for m in AEQUA_SCALE_METHODS for s in range(AEQUA_EXT_SEEDS)],
+        participation=AEQUA_PART_RUNS,
+        training_time=AEQUA_TT_RUNS,
+        scale=[f"results/aequa/scale/{m}/seed{s}.json" for m in AEQUA_SCALE_METHODS for s in range(AEQUA_EXT_SEEDS)],
     output:
-        table_csv="results/aequa/table4.csv",
-        table_md="results/aequa/table4.md",
-        claims="results/aequa/scale_claims.csv",
+        table3_csv="results/aequa/table3.csv",
+        table3_md="results/aequa/table3.md",
+        per_client="results/aequa/participation_per_client.csv",
+        participation_claims="results/aequa/participation_claims.csv",
+        fig2_png="figures/aequa/fig2_participation.png",
+        fig2_pdf="figures/aequa/fig2_participation.pdf",
+        **{
+            f"{fig}_{x}": f"figures/aequa/{fig}_training_time.{x}"
+            for fig in AEQUA_TT["partitions"]
+            for x in ("png", "pdf")
+        },
+        rounds="results/aequa/training_time_rounds.csv",
+        training_time_claims="results/aequa/training_time_claims.csv",
+        table4_csv="results/aequa/table4.csv",
+        table4_md="results/aequa/table4.md",
+        scale_claims="results/aequa/scale_claims.csv",
         curve="results/aequa/scale_width_curve.csv",
-        png="figures/aequa/fig5_scale_width.png",
-        pdf="figures/aequa/fig5_scale_width.pdf",
+        fig5_png="figures/aequa/fig5_scale_width.png",
+        fig5_pdf="figures/aequa/fig5_scale_width.pdf",
     log:
-        f"{AEQUA_LOGS}/scale_summary.log",
+        f"{AEQUA_LOGS}/extensions_summary.log",
     params:
         cfg=lambda w: cfg_json("seed", "aequa"),
-        stem=lambda w, output: output.png[:-4],
+        fig2=lambda w, output: output.fig2_png[:-4],
+        fig5=lambda w, output: output.fig5_png[:-4],
+        figures=lambda w, output: " ".join(
+            f"--figure {p} {output[f'{fig}_png'][:-4]}" for fig, p in AEQUA_TT["partitions"].items()
+        ),
     shell:
-        "fairshare aequa-ext scale-summary {input.runs} --table {output.table_csv} {output.table_md}"
-        " --claims {output.claims} --curve {output.curve} --figure {params.stem} --cfg {params.cfg} > {log} 2>&1"
+        "fairshare aequa-ext participation-summary {input.participation} --table {output.table3_csv}"
+        " {output.table3_md} --per-client {output.per_client} --claims {output.participation_claims}"
+        " --figure {params.fig2} --cfg {params.cfg}"
+        " + aequa-ext training-time-summary {input.training_time} --rounds {output.rounds}"
+        " --claims {output.training_time_claims} {params.figures} --cfg {params.cfg}"
+        " + aequa-ext scale-summary {input.scale} --table {output.table4_csv} {output.table4_md}"
+        " --claims {output.scale_claims} --curve {output.curve} --figure {params.fig5} --cfg {params.cfg} > {log} 2>&1"

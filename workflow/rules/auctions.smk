@@ -28,11 +28,13 @@ def exp6_job_runs(w):
 
 
 rule auctions:
-    """Experiment 5 (take-up per task vs budget for every mechanism and seed), misreporting gains of every mechanism
+    """Exp 6's recruitment files (one per (mechanism, seed) at its budget: winners per task, participation, payments,
+    bids), Experiment 5 (take-up per task vs budget for every mechanism and seed), misreporting gains of every mechanism
     (truthfulness, Theorem 8, Corollary 9) and Corollary 10, Section V's statements (Figs. 7a/7b orderings,
     truthfulness, Corollaries 9 and 10) from those results, and Figures 7a and 7b: one command after another in one
     process."""
     output:
+        recruitment=[f"{AU6_RECRUIT}/{m}/seed{s}.json" for m, s in AU6_RUNS],
         exp5=f"{AU_RESULTS}/exp5.csv",
         truthfulness=f"{AU_RESULTS}/truthfulness.csv",
         corollary10=f"{AU_RESULTS}/corollary10.csv",
@@ -47,8 +49,13 @@ rule auctions:
         cfg=lambda w: cfg_json("seed", "auctions"),
         fig7a=lambda w, output: figure_stem(output.fig7a),
         fig7b=lambda w, output: figure_stem(output.fig7b),
+        budget=AU6["budget"],
+        mechanisms=[m for m, _ in AU6_RUNS],
+        seeds=[s for _, s in AU6_RUNS],
     shell:
-        "fairshare auctions exp5 --output {output.exp5} --cfg {params.cfg}"
+        "fairshare auctions recruit --budget {params.budget} --mechanisms {params.mechanisms} --seeds {params.seeds}"
+        " --outputs {output.recruitment} --cfg {params.cfg}"
+        " + auctions exp5 --output {output.exp5} --cfg {params.cfg}"
         " + auctions properties --truthfulness {output.truthfulness} --corollary10 {output.corollary10}"
         " --cfg {params.cfg}"
         " + auctions claims --exp5 {output.exp5} --truthfulness {output.truthfulness}"
@@ -57,25 +64,8 @@ rule auctions:
         " --cfg {params.cfg} > {log} 2>&1"
 
 
-# Experiment 6: each mechanism recruits at B (one JSON per mechanism and seed: winners per task, participation,
-# payments, bids), then the recruited clients train two tasks with FedFairMMFL (one job for all, or one per mechanism
-# and seed: mmfl.job_granularity).
-rule auctions_recruit:
-    """One recruitment file per (mechanism, seed) at Exp 6's budget."""
-    output:
-        [f"{AU6_RECRUIT}/{m}/seed{s}.json" for m, s in AU6_RUNS],
-    log:
-        f"{AU_LOGS}/recruit.log",
-    params:
-        cfg=lambda w: cfg_json("seed", "auctions"),
-        budget=AU6["budget"],
-        mechanisms=[m for m, _ in AU6_RUNS],
-        seeds=[s for _, s in AU6_RUNS],
-    shell:
-        "fairshare auctions recruit --budget {params.budget} --mechanisms {params.mechanisms} --seeds {params.seeds}"
-        " --outputs {output} --cfg {params.cfg} > {log} 2>&1"
-
-
+# Experiment 6: the recruited clients of each recruitment file (written by rule `auctions`) train two tasks with
+# FedFairMMFL (one job for all, or one per mechanism and seed: mmfl.job_granularity).
 AU6_PARAMS = dict(
     cfg=lambda w: exp6_cfg_json(),
     datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],
