@@ -4,7 +4,8 @@ Runs a pipeline command (by default ``./run pipeline --forceall``: every job of 
 already built) with ``FAIRSHARE_JOB_STATS`` set, so that every `fairshare` job records its CPU time and the modules it
 imported (``fairshare.job_stats``). The pipeline's CPU time is that of the command and every process under it
 (``RUSAGE_CHILDREN``). A job's start-up is the CPU a fresh interpreter needs to import exactly the modules that job
-imported, in the same order (least of ``--repeats`` tries): what one more process costs before it does any work.
+imported, in the same order (least of ``--repeats`` tries, and at most the job's own CPU time): what one more process
+costs before it does any work.
 Processes that are not `fairshare` jobs (Snakemake itself, its HTML report, uv) are listed as "other".
 
 Usage: python bench/startup_share.py [--repeats 2] [-- COMMAND ...]
@@ -71,7 +72,7 @@ def report(stats: Path, pipeline_cpu: float, repeats: int) -> None:
     for job in jobs:
         row = per_command[" ".join(job["argv"][:2])]
         row[0] += 1
-        row[1] += startup_of[tuple(job["modules"])]
+        row[1] += min(startup_of[tuple(job["modules"])], job["cpu_s"])  # a start-up never exceeds its job
         row[2] += job["cpu_s"]
     print(f"{'command':<36} {'jobs':>4} {'start-up/job':>12} {'job CPU':>9}")
     for command, (count, startup, cpu) in sorted(per_command.items(), key=lambda kv: -kv[1][1]):

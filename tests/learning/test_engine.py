@@ -368,3 +368,39 @@ def test_unknown_precision_is_refused():
         _train(model, clients, TrainSettings(1, 4, 0.1, precision="fp16"), "sequential", model.state_dict())
     with pytest.raises(ValueError, match="precision"):
         evaluate(model, model.state_dict(), clients[0].x, clients[0].y, precision="fp16")
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_client_threads_give_every_client_its_one_thread_result(precision):
+    """``client_threads=3`` deals five clients to three threads: every client's state equals the plain loop's bit for
+    bit (this module runs torch on one thread, as each client thread does), the step widths reach the right clients,
+    and torch's thread count is restored afterwards."""
+    from fairshare.learning.slimmable import SlimmableCNN, set_width
+
+    torch.manual_seed(11)
+    model = set_width(SlimmableCNN((1, 16, 16), 10, convs=2, widths=(0.25, 0.5, 1.0)), 1.0)
+    clients = _clients((1, 16, 16), [12, 20, 8, 16, 10], seed=12)
+    sampled = np.random.default_rng(13).choice([0.25, 0.5], size=(5, 10))
+    widths = lambda i, t: [1.0, float(sampled[i, t])]  # noqa: E731
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    runs = {}
+    for threads in (1, 3):
+        settings = TrainSettings(2, 8, 0.05, 0.9, 1e-3, precision=precision, client_threads=threads)
+        runs[threads] = _train(model, clients, settings, "sequential", start, step_widths=widths)
+    assert torch.get_num_threads() == 1
+    for one, three in zip(runs[1], runs[3]):
+        assert one.keys() == three.keys() and all(torch.equal(one[k], three[k]) for k in one)
+    assert not torch.equal(runs[3][0]["convs.0.weight"], runs[3][1]["convs.0.weight"])
+
+
+def test_client_threads_keep_the_plain_loop_for_dropout():
+    """Dropout masks come from torch's global generator, which threads would draw from in any order: such models
+    train client after client, so a seeded run gives the same bits with or without client threads."""
+    model = nn.Sequential(nn.Flatten(), nn.Linear(16, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 10))
+    clients = _clients((16,), [24, 16, 20], seed=14)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    runs = []
+    for threads in (1, 2):
+        torch.manual_seed(15)
+        runs.append(_train(model, clients, TrainSettings(2, 8, 0.1, client_threads=threads), "sequential", start))
+    assert all(torch.equal(a[k], b[k]) for a, b in zip(*runs) for k in a)

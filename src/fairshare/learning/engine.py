@@ -79,6 +79,7 @@ class TrainSettings:
     absent_class_fill: float | None = None  # e.g. 0.0: the MMFL authors' masking of absent classes' outputs
     drop_last: bool = False  # skip each epoch's final partial batch
     precision: str = "fp32"  # "bf16": bfloat16 autocast of the forward passes (CPU and CUDA); see PRECISIONS
+    client_threads: int = 1  # CPU: clients trained side by side in this many threads, one core each (see local_train)
 
 
 def batch_plan(n: int, settings: TrainSettings, rng: np.random.Generator) -> list[np.ndarray]:
@@ -248,6 +249,48 @@ def _sequential(
                 step(params, grads, buffers, settings.lr, settings.momentum, settings.weight_decay)
             results.append({k: _copy(v) for k, v in model.state_dict().items()})
     return results
+
+
+def _client_loop(
+    model: nn.Module,
+    global_params: State,
+    clients: Sequence[ClientData],
+    settings: TrainSettings,
+    plans: list[list[np.ndarray]],
+    precision: str,
+    step_widths: StepWidths | None,
+    width_loss: str,
+) -> list[State]:
+    """:func:`_sequential`, or with ``settings.client_threads`` > 1 on CPU its clients dealt round-robin to that many
+    threads (client i to thread i mod n), each training its clients one after another on its own copy of the model
+    with torch's intra-op parallelism off: on a few cores, small per-client steps keep a core each busier than two
+    cores share one step. Every client's arithmetic runs on one thread, so the result does not depend on the
+    scheduling (it may differ in the last bits from the intra-op-parallel loop). Models with dropout, whose masks come
+    from torch's global generator, keep the plain loop."""
+    n = min(settings.client_threads, len(clients))
+    if n <= 1 or clients[0].y.device.type != "cpu" or _has(model, nn.modules.dropout._DropoutNd):
+        return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+    import copy
+    from concurrent.futures import ThreadPoolExecutor
+
+    def train(k: int) -> list[State]:
+        widths = None if step_widths is None else (lambda i, t: step_widths(k + i * n, t))
+        return _sequential(
+            copies[k], global_params, clients[k::n], settings, plans[k::n], precision, widths, width_loss
+        )
+
+    copies = [copy.deepcopy(model) for _ in range(n)]
+    intra_op = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with ThreadPoolExecutor(n) as pool:
+            parts = list(pool.map(train, range(n)))
+    finally:
+        torch.set_num_threads(intra_op)
+    out: list[State] = [{} for _ in clients]
+    for k, part in enumerate(parts):
+        out[k::n] = part
+    return out
 
 
 def _copy(t: torch.Tensor) -> torch.Tensor:
@@ -586,11 +629,11 @@ def local_train(
         )
     plans = [batch_plan(len(c), settings, g) for c, g in zip(clients, generators)]
     if executor == "sequential":
-        return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+        return _client_loop(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     if vectorize is None:
         vectorize = vmap_pays(model, clients[0].y.device)
         if not vectorize:  # stacking buys nothing without vmap: the plain client loop is faster (docs/engine.md)
-            return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+            return _client_loop(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     size = chunk or len(clients)
     out: list[State] = []
     for s in range(0, len(clients), size):

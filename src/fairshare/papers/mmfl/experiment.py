@@ -27,8 +27,8 @@ class Training:
     """The block's local-training and aggregation settings (Exp 6 of the auctions trains with them too).
 
     ``fidelity`` names a preset of ``fairshare.learning.mmfl.FIDELITY`` (the authors' code quirks, or none of them);
-    ``lr_decay`` is the per-round learning-rate factor per dataset, inert in the faithful preset; ``precision`` and
-    ``chunk`` go to the engine (``chunk`` only bounds memory, so it is left out of :meth:`job_settings`)."""
+    ``lr_decay`` is the per-round learning-rate factor per dataset, inert in the faithful preset; ``precision``,
+    ``client_threads`` and ``chunk`` go to the engine (``chunk`` only bounds memory, so it is left out of :meth:`job_settings`)."""
 
     alpha: float
     models: Mapping[str, str]
@@ -44,6 +44,7 @@ class Training:
     test_subset: int
     executor: str
     precision: str
+    client_threads: int
     chunk: int | None
 
     @classmethod
@@ -81,6 +82,7 @@ class Training:
             momentum=self.momentum,
             weight_decay=self.weight_decay.get(dataset.name, self.weight_decay["default"]),
             precision=self.precision,
+            client_threads=self.client_threads,
         )
         return build_task(
             f"{name}#{position}",
