@@ -372,7 +372,7 @@ def test_unknown_precision_is_refused():
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_client_threads_give_every_client_its_one_thread_result(precision):
-    """``client_threads=3`` deals five clients to three threads: every client's state equals the plain loop's bit for
+    """``client_threads=3`` trains five clients in three threads: every client's state equals the plain loop's bit for
     bit (this module runs torch on one thread, as each client thread does), the step widths reach the right clients,
     and torch's thread count is restored afterwards."""
     from fairshare.learning.slimmable import SlimmableCNN, set_width

@@ -34,9 +34,15 @@ runs in inference mode, 128 samples per forward pass for such images where no ba
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+
+# oneDNN (torch's CPU convolutions) keeps at most 1,024 compiled kernels by default; one evicted and compiled again
+# can round differently, so a run's last bits would depend on how many runs its process trained before it (measured:
+# the 9th and 10th Exp 6 runs of one job). Read when the first kernel is compiled; a value already set is kept.
+os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "65536")
 
 import numpy as np
 import torch
@@ -261,36 +267,42 @@ def _client_loop(
     step_widths: StepWidths | None,
     width_loss: str,
 ) -> list[State]:
-    """:func:`_sequential`, or with ``settings.client_threads`` > 1 on CPU its clients dealt round-robin to that many
-    threads (client i to thread i mod n), each training its clients one after another on its own copy of the model
-    with torch's intra-op parallelism off: on a few cores, small per-client steps keep a core each busier than two
-    cores share one step. Every client's arithmetic runs on one thread, so the result does not depend on the
-    scheduling (it may differ in the last bits from the intra-op-parallel loop). Models with dropout, whose masks come
-    from torch's global generator, keep the plain loop."""
+    """:func:`_sequential`, or with ``settings.client_threads`` > 1 on CPU the clients trained side by side in that
+    many threads, each thread on its own copy of the model with torch's intra-op parallelism off: on a few cores,
+    small per-client steps keep a core each busier than two cores share one step. Clients go to whichever thread is
+    free, longest first; each starts from ``global_params`` and runs on one thread, so its result does not depend on
+    the scheduling (it may differ in the last bits from the intra-op-parallel loop). Models with dropout, whose masks
+    come from torch's global generator, keep the plain loop."""
     n = min(settings.client_threads, len(clients))
     if n <= 1 or clients[0].y.device.type != "cpu" or _has(model, nn.modules.dropout._DropoutNd):
         return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     import copy
+    import queue
     from concurrent.futures import ThreadPoolExecutor
 
-    def train(k: int) -> list[State]:
-        widths = None if step_widths is None else (lambda i, t: step_widths(k + i * n, t))
-        return _sequential(
-            copies[k], global_params, clients[k::n], settings, plans[k::n], precision, widths, width_loss
-        )
+    free: queue.SimpleQueue[nn.Module] = queue.SimpleQueue()
+    for _ in range(n):
+        free.put(copy.deepcopy(model))
 
-    copies = [copy.deepcopy(model) for _ in range(n)]
+    def train(i: int) -> State:
+        replica = free.get()
+        try:
+            widths = None if step_widths is None else (lambda _, t: step_widths(i, t))
+            return _sequential(
+                replica, global_params, [clients[i]], settings, [plans[i]], precision, widths, width_loss
+            )[0]
+        finally:
+            free.put(replica)
+
+    order = sorted(range(len(clients)), key=lambda i: -len(plans[i]))  # longest first: the threads end together
     intra_op = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         with ThreadPoolExecutor(n) as pool:
-            parts = list(pool.map(train, range(n)))
+            states = dict(zip(order, pool.map(train, order)))
     finally:
         torch.set_num_threads(intra_op)
-    out: list[State] = [{} for _ in clients]
-    for k, part in enumerate(parts):
-        out[k::n] = part
-    return out
+    return [states[i] for i in range(len(clients))]
 
 
 def _copy(t: torch.Tensor) -> torch.Tensor:
