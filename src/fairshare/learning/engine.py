@@ -34,15 +34,9 @@ runs in inference mode, 128 samples per forward pass for such images where no ba
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-
-# oneDNN (torch's CPU convolutions) keeps at most 1,024 compiled kernels by default; one evicted and compiled again
-# can round differently, so a run's last bits would depend on how many runs its process trained before it (measured:
-# the 9th and 10th Exp 6 runs of one job). Read when the first kernel is compiled; a value already set is kept.
-os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "65536")
 
 import numpy as np
 import torch
