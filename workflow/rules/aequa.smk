@@ -130,7 +130,7 @@ else:
         rule:
             """Train every dataset, seed and method of one partition in one process, checkpointing every round."""
             name:
-                "aequa_run_" + rule_suffix(_partition)
+                f"aequa_run_{rule_suffix(_partition)}"
             input:
                 [dataset_file(d) for d in AEQUA["datasets"]],
             output:
@@ -171,6 +171,6 @@ rule aequa_summarize:
         scatter=lambda w, output: output.scatter_png[:-4],
     shell:
         "fairshare aequa summarize {input} --summary {output.summary} --per-client {output.per_client}"
-        " --curves {output.curves} --claims {output.claims} {params.tables} --cfg {params.cfg}"
-        " + aequa figures --summary {output.summary} --per-client {output.per_client} --curves {output.curves}"
+        " --curves {output.curves} --claims {output.claims} {params.tables} --cfg {params.cfg} +"
+        " aequa figures --summary {output.summary} --per-client {output.per_client} --curves {output.curves}"
         " --width-figure {params.width} --scatter-figure {params.scatter} --cfg {params.cfg} > {log} 2>&1"

@@ -95,9 +95,7 @@ else:
         resources:
             gpu=GPU,
         params:
-            commands=lambda w: " + ".join(
-                aequa_part_command(d, range(AEQUA_EXT_SEEDS)) for d in AEQUA_PART["datasets"]
-            ),
+            commands=lambda w: " + ".join(aequa_part_command(d, range(AEQUA_EXT_SEEDS)) for d in AEQUA_PART["datasets"]),
         shell:
             "fairshare {params.commands} > {log} 2>&1"
 
@@ -163,7 +161,7 @@ else:
             """Train the training-time runs of every dataset and seed of one partition in one process, with
             per-round evaluation, checkpointing every round."""
             name:
-                "aequa_training_time_run_" + rule_suffix(_partition)
+                f"aequa_training_time_run_{rule_suffix(_partition)}"
             input:
                 data=[dataset_file(d) for d in AEQUA_TT["datasets"]],
                 standalone=[
@@ -274,17 +272,17 @@ rule aequa_extensions_summary:
         training_time=AEQUA_TT_RUNS,
         scale=[f"results/aequa/scale/{m}/seed{s}.json" for m in AEQUA_SCALE_METHODS for s in range(AEQUA_EXT_SEEDS)],
     output:
+        **{
+            f"{fig}_{x}": f"figures/aequa/{fig}_training_time.{x}"
+            for fig in AEQUA_TT["partitions"]
+            for x in ("png", "pdf")
+        },
         table3_csv="results/aequa/table3.csv",
         table3_md="results/aequa/table3.md",
         per_client="results/aequa/participation_per_client.csv",
         participation_claims="results/aequa/participation_claims.csv",
         fig2_png="figures/aequa/fig2_participation.png",
         fig2_pdf="figures/aequa/fig2_participation.pdf",
-        **{
-            f"{fig}_{x}": f"figures/aequa/{fig}_training_time.{x}"
-            for fig in AEQUA_TT["partitions"]
-            for x in ("png", "pdf")
-        },
         rounds="results/aequa/training_time_rounds.csv",
         training_time_claims="results/aequa/training_time_claims.csv",
         table4_csv="results/aequa/table4.csv",
@@ -305,8 +303,8 @@ rule aequa_extensions_summary:
     shell:
         "fairshare aequa-ext participation-summary {input.participation} --table {output.table3_csv}"
         " {output.table3_md} --per-client {output.per_client} --claims {output.participation_claims}"
-        " --figure {params.fig2} --cfg {params.cfg}"
-        " + aequa-ext training-time-summary {input.training_time} --rounds {output.rounds}"
-        " --claims {output.training_time_claims} {params.figures} --cfg {params.cfg}"
-        " + aequa-ext scale-summary {input.scale} --table {output.table4_csv} {output.table4_md}"
+        " --figure {params.fig2} --cfg {params.cfg} +"
+        " aequa-ext training-time-summary {input.training_time} --rounds {output.rounds}"
+        " --claims {output.training_time_claims} {params.figures} --cfg {params.cfg} +"
+        " aequa-ext scale-summary {input.scale} --table {output.table4_csv} {output.table4_md}"
         " --claims {output.scale_claims} --curve {output.curve} --figure {params.fig5} --cfg {params.cfg} > {log} 2>&1"

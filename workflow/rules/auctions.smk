@@ -54,13 +54,13 @@ rule auctions:
         seeds=[s for _, s in AU6_RUNS],
     shell:
         "fairshare auctions recruit --budget {params.budget} --mechanisms {params.mechanisms} --seeds {params.seeds}"
-        " --outputs {output.recruitment} --cfg {params.cfg}"
-        " + auctions exp5 --output {output.exp5} --cfg {params.cfg}"
-        " + auctions properties --truthfulness {output.truthfulness} --corollary10 {output.corollary10}"
-        " --cfg {params.cfg}"
-        " + auctions claims --exp5 {output.exp5} --truthfulness {output.truthfulness}"
-        " --corollary10 {output.corollary10} --output {output.claims} --cfg {params.cfg}"
-        " + auctions figures --exp5 {output.exp5} --fig7a {params.fig7a} --fig7b {params.fig7b}"
+        " --outputs {output.recruitment} --cfg {params.cfg} +"
+        " auctions exp5 --output {output.exp5} --cfg {params.cfg} +"
+        " auctions properties --truthfulness {output.truthfulness} --corollary10 {output.corollary10}"
+        " --cfg {params.cfg} +"
+        " auctions claims --exp5 {output.exp5} --truthfulness {output.truthfulness}"
+        " --corollary10 {output.corollary10} --output {output.claims} --cfg {params.cfg} +"
+        " auctions figures --exp5 {output.exp5} --fig7a {params.fig7a} --fig7b {params.fig7b}"
         " --cfg {params.cfg} > {log} 2>&1"
 
 

@@ -25,11 +25,11 @@ rule dp_coalitions:
     params:
         cfg=lambda w: cfg_json("seed", "dp_coalitions"),
     shell:
-        "fairshare dp-coalitions fig1 --reference {input} --intervals {output.intervals} --windows {output.windows}"
-        " + dp-coalitions examples --reference {input} --output {output.examples}"
-        " + dp-coalitions pos --output {output.pos} --cfg {params.cfg}"
-        " + dp-coalitions claims --intervals {output.intervals} --examples {output.examples} --pos {output.pos}"
-        " --output {output.claims} --cfg {params.cfg}"
-        " + dp-coalitions plot-fig1 --intervals {output.intervals} --reference {input} --output {output.fig1}"
-        " --cfg {params.cfg}"
-        " + dp-coalitions plot-pos --pos {output.pos} --output {output.pos_figure} > {log} 2>&1"
+        "fairshare dp-coalitions fig1 --reference {input} --intervals {output.intervals} --windows {output.windows} +"
+        " dp-coalitions examples --reference {input} --output {output.examples} +"
+        " dp-coalitions pos --output {output.pos} --cfg {params.cfg} +"
+        " dp-coalitions claims --intervals {output.intervals} --examples {output.examples} --pos {output.pos}"
+        " --output {output.claims} --cfg {params.cfg} +"
+        " dp-coalitions plot-fig1 --intervals {output.intervals} --reference {input} --output {output.fig1}"
+        " --cfg {params.cfg} +"
+        " dp-coalitions plot-pos --pos {output.pos} --output {output.pos_figure} > {log} 2>&1"

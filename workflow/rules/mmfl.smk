@@ -126,6 +126,6 @@ rule mmfl_summarize:
     shell:
         "fairshare mmfl summarize {input.runs} --summary {output.summary} --across-tasks {output.across}"
         " --table2 {output.table2} --table2-md {output.table2_md} --rounds-to-threshold {output.thresholds}"
-        " --claims {output.claims} --cfg {params.cfg}"
-        " + mmfl figures --summary {output.summary} --allocations {input.alloc} {params.stems}"
+        " --claims {output.claims} --cfg {params.cfg} +"
+        " mmfl figures --summary {output.summary} --allocations {input.alloc} {params.stems}"
         " --cfg {params.cfg} > {log} 2>&1"

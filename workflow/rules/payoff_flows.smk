@@ -119,8 +119,8 @@ rule payoff_flows_analyze:
         title=pf_figure_title,
     shell:
         "fairshare payoff-flows analyze --values {input} --scenarios {params.scenarios}"
-        " --experiment {wildcards.source} --allocations {output.alloc} --flows {output.flows} --cfg {params.cfg}"
-        " + payoff-flows figure2 --allocations {output.alloc} --flows {output.flows}"
+        " --experiment {wildcards.source} --allocations {output.alloc} --flows {output.flows} --cfg {params.cfg} +"
+        " payoff-flows figure2 --allocations {output.alloc} --flows {output.flows}"
         " --title {params.title} --png {output.png} --pdf {output.pdf} > {log} 2>&1"
 
 
