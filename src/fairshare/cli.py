@@ -15,7 +15,7 @@ import importlib
 import json
 import pkgutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from fairshare import job_stats
@@ -91,6 +91,7 @@ THEN = "+"
 
 
 _when_all_done: list[Callable[[], None]] = []
+_in_main = False
 
 
 def when_all_done(action: Callable[[], None]) -> None:
@@ -103,7 +104,17 @@ def when_all_done(action: Callable[[], None]) -> None:
         action()
 
 
-_in_main = False
+def discard_checkpoints_when_done(paths: Iterable[str]) -> None:
+    """Remove these training checkpoints once every command of the process has succeeded (:func:`when_all_done`)."""
+    paths = list(paths)
+
+    def discard() -> None:
+        from fairshare.learning.rounds import discard_checkpoint
+
+        for path in paths:
+            discard_checkpoint(path)
+
+    when_all_done(discard)
 
 
 def split_commands(argv: Sequence[str]) -> list[list[str]]:

@@ -34,6 +34,7 @@ runs in inference mode, 128 samples per forward pass for such images where no ba
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -225,6 +226,21 @@ def _sequential(
     step_widths: StepWidths | None,
     width_loss: str,
 ) -> list[State]:
+    """Client after client on ``model``; with ``settings.client_threads`` > 1 on CPU, clients in threads instead
+    (:func:`_in_client_threads`, longest first), except for models with dropout, whose masks come from torch's
+    global generator."""
+    threads = min(settings.client_threads, len(clients))
+    if threads > 1 and clients[0].y.device.type == "cpu" and not _has(model, nn.modules.dropout._DropoutNd):
+        alone = dataclasses.replace(settings, client_threads=1)
+
+        def train_one(replica: nn.Module, i: int) -> State:
+            widths = None if step_widths is None else (lambda _, t: step_widths(i, t))
+            return _sequential(replica, global_params, [clients[i]], alone, [plans[i]], precision, widths, width_loss)[
+                0
+            ]
+
+        order = sorted(range(len(clients)), key=lambda i: -len(plans[i]))  # longest first: the threads end together
+        return _in_client_threads(model, threads, train_one, len(clients), order)
     results = []
     device = clients[0].y.device
     with cpu_kernels(model, clients[0].x, precision):
@@ -251,52 +267,37 @@ def _sequential(
     return results
 
 
-def _client_loop(
-    model: nn.Module,
-    global_params: State,
-    clients: Sequence[ClientData],
-    settings: TrainSettings,
-    plans: list[list[np.ndarray]],
-    precision: str,
-    step_widths: StepWidths | None,
-    width_loss: str,
+def _in_client_threads(
+    model: nn.Module, threads: int, train_one: Callable[[nn.Module, int], State], count: int, order: Sequence[int]
 ) -> list[State]:
-    """:func:`_sequential`, or with ``settings.client_threads`` > 1 on CPU the clients trained side by side in that
-    many threads, each thread on its own copy of the model with torch's intra-op parallelism off: on a few cores,
-    small per-client steps keep a core each busier than two cores share one step. Clients go to whichever thread is
-    free, longest first; each starts from ``global_params`` and runs on one thread, so its result does not depend on
-    the scheduling (it may differ in the last bits from the intra-op-parallel loop). Models with dropout, whose masks
-    come from torch's global generator, keep the plain loop."""
-    n = min(settings.client_threads, len(clients))
-    if n <= 1 or clients[0].y.device.type != "cpu" or _has(model, nn.modules.dropout._DropoutNd):
-        return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+    """``train_one(replica, i)`` for clients ``0..count-1``, side by side in ``threads`` threads, each on its own copy
+    of ``model`` with torch's intra-op parallelism off (``TrainSettings.client_threads``): on a few cores, small
+    per-client steps keep a core each busier than two cores share one step. A client goes to whichever thread is free,
+    in ``order``; it starts from the global state and runs on one thread, so its result does not depend on the
+    scheduling (it may differ in the last bits from the intra-op-parallel loop)."""
     import copy
     import queue
     from concurrent.futures import ThreadPoolExecutor
 
     free: queue.SimpleQueue[nn.Module] = queue.SimpleQueue()
-    for _ in range(n):
+    for _ in range(threads):
         free.put(copy.deepcopy(model))
 
     def train(i: int) -> State:
         replica = free.get()
         try:
-            widths = None if step_widths is None else (lambda _, t: step_widths(i, t))
-            return _sequential(
-                replica, global_params, [clients[i]], settings, [plans[i]], precision, widths, width_loss
-            )[0]
+            return train_one(replica, i)
         finally:
             free.put(replica)
 
-    order = sorted(range(len(clients)), key=lambda i: -len(plans[i]))  # longest first: the threads end together
     intra_op = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        with ThreadPoolExecutor(n) as pool:
+        with ThreadPoolExecutor(threads) as pool:
             states = dict(zip(order, pool.map(train, order)))
     finally:
         torch.set_num_threads(intra_op)
-    return [states[i] for i in range(len(clients))]
+    return [states[i] for i in range(count)]
 
 
 def _copy(t: torch.Tensor) -> torch.Tensor:
@@ -635,11 +636,11 @@ def local_train(
         )
     plans = [batch_plan(len(c), settings, g) for c, g in zip(clients, generators)]
     if executor == "sequential":
-        return _client_loop(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+        return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     if vectorize is None:
         vectorize = vmap_pays(model, clients[0].y.device)
         if not vectorize:  # stacking buys nothing without vmap: the plain client loop is faster (docs/engine.md)
-            return _client_loop(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
+            return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     size = chunk or len(clients)
     out: list[State] = []
     for s in range(0, len(clients), size):

@@ -4,9 +4,8 @@ partition, method, seed), then the paper's tables, claims and figures. Every out
 from __future__ import annotations
 
 import argparse
-from functools import partial
 
-from fairshare.cli import CommandError, cfg_argument, section, when_all_done
+from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json, write_text
 
 GROUP = "aequa"
@@ -81,12 +80,10 @@ def write_runs(runs: list, trained) -> None:
     """Write each run's JSON as soon as it is trained; its checkpoint goes once every command of the process has
     succeeded (:func:`fairshare.cli.when_all_done`), so a job killed after some runs resumes each of them from its last
     round (finished ones from their final round)."""
-    from fairshare.learning.rounds import discard_checkpoint
 
     for done, out in trained:
         write_json(done.output, out)
-    for done in runs:
-        when_all_done(partial(discard_checkpoint, done.checkpoint))
+    discard_checkpoints_when_done(done.checkpoint for done in runs)
 
 
 def run(args: argparse.Namespace) -> None:

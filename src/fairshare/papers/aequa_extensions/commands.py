@@ -5,10 +5,9 @@ path comes from the rule."""
 from __future__ import annotations
 
 import argparse
-from functools import partial
 
 from fairshare import seeding
-from fairshare.cli import CommandError, cfg_argument, section, when_all_done
+from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_text
 from fairshare.papers.aequa.commands import parse_runs, runs_argument, write_runs
 
@@ -209,7 +208,7 @@ def scale(args: argparse.Namespace) -> None:
 def scale_overhead(args: argparse.Namespace) -> None:
     """Seconds per round of FedAvg and of Aequa's slimmable training, measured alternately in one process (Sec. 6.6)."""
     from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import discard_checkpoint, settings_hash
+    from fairshare.learning.rounds import settings_hash
     from fairshare.papers.aequa import experiment as ex
     from fairshare.papers.aequa_extensions import experiment as ext
 
@@ -222,7 +221,7 @@ def scale_overhead(args: argparse.Namespace) -> None:
     rows = ext.scale_overhead(scfg, st, joins, cfg["scale"]["overhead_rounds"], ex.Job(args.checkpoint, digest))
     write_csv(args.output, rows)
     write_text(args.summary, ext.overhead_summary(rows))
-    when_all_done(partial(discard_checkpoint, args.checkpoint))
+    discard_checkpoints_when_done([args.checkpoint])
 
 
 def scale_summary(args: argparse.Namespace) -> None:

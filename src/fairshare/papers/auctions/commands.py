@@ -4,11 +4,10 @@ Experiment 6 and its training jobs, measured properties, claims, Figures 7a-7c."
 from __future__ import annotations
 
 import argparse
-from functools import partial
 
 import pandas as pd
 
-from fairshare.cli import CommandError, cfg_argument, section, when_all_done
+from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json
 
 GROUP = "auctions"
@@ -133,7 +132,6 @@ def exp6(args: argparse.Namespace) -> None:
     every output is written, so a rerun of a killed job skips the finished files and resumes the interrupted one."""
     from fairshare.data.datasets import load_cache
     from fairshare.learning.engine import resolve_device
-    from fairshare.learning.rounds import discard_checkpoint
     from fairshare.papers.auctions.experiment import Exp6, exp6_job
     from fairshare.papers.mmfl.experiment import Training
 
@@ -158,8 +156,7 @@ def exp6(args: argparse.Namespace) -> None:
             settings, training, record, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint
         )
         write_csv(output, frame)
-    for checkpoint in args.checkpoint:
-        when_all_done(partial(discard_checkpoint, checkpoint))
+    discard_checkpoints_when_done(args.checkpoint)
 
 
 def figure7c(args: argparse.Namespace) -> None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from functools import partial
 
 import numpy as np
 import pandas as pd
 
-from fairshare.cli import CommandError, cfg_argument, section, when_all_done
+from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import write_csv, write_npz, write_text
 
 GROUP = "mmfl"
@@ -24,9 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed-index", type=int, nargs="+", required=True, help="per run: its seed")
     p.add_argument("--datasets", nargs="+", required=True, help="name=path of every cached dataset the tasks use")
-    p.add_argument("--output", nargs="+", required=True, help="per seed: accuracy, loss and clients per task and round")
-    p.add_argument("--allocation", nargs="+", required=True, help="per seed: allocation map with its run's keys (NPZ)")
-    p.add_argument("--checkpoint", nargs="+", required=True, help="per seed: its round-by-round checkpoint")
+    p.add_argument("--output", nargs="+", required=True, help="per run: accuracy, loss and clients per task and round")
+    p.add_argument(
+        "--allocation", nargs="+", required=True, help="per run: its allocation map with the run's keys (NPZ)"
+    )
+    p.add_argument("--checkpoint", nargs="+", required=True, help="per run: its round-by-round checkpoint")
     cfg_argument(p)
     p.set_defaults(func=run)
 
@@ -69,7 +70,6 @@ def run(args: argparse.Namespace) -> None:
     runs (their last checkpoint) and resumes the interrupted one."""
     from fairshare.data.datasets import load_cache
     from fairshare.learning.engine import resolve_device
-    from fairshare.learning.rounds import discard_checkpoint
     from fairshare.papers.mmfl.experiment import Settings, run_job
 
     settings = Settings.from_block(section(args, "mmfl"))
@@ -101,8 +101,7 @@ def run(args: argparse.Namespace) -> None:
             seed=np.array(job.seed),
         )
         write_csv(output, rows)
-    for checkpoint in args.checkpoint:
-        when_all_done(partial(discard_checkpoint, checkpoint))
+    discard_checkpoints_when_done(args.checkpoint)
 
 
 def summarize(args: argparse.Namespace) -> None:

@@ -28,7 +28,8 @@ class Training:
 
     ``fidelity`` names a preset of ``fairshare.learning.mmfl.FIDELITY`` (the authors' code quirks, or none of them);
     ``lr_decay`` is the per-round learning-rate factor per dataset, inert in the faithful preset; ``precision``,
-    ``client_threads`` and ``chunk`` go to the engine (``chunk`` only bounds memory, so it is left out of :meth:`job_settings`)."""
+    ``client_threads`` and ``chunk`` go to the engine (``chunk`` only bounds memory, so it is left out of
+    :meth:`job_settings`)."""
 
     alpha: float
     models: Mapping[str, str]

@@ -8,11 +8,10 @@ Heavy imports (torch, pandas, scipy) happen inside the commands: jobs that do no
 from __future__ import annotations
 
 import argparse
-from functools import partial
 
 import numpy as np
 
-from fairshare.cli import CommandError, cfg_argument, section, when_all_done
+from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json
 from fairshare.papers.payoff_flows import experiment
 from fairshare.papers.payoff_flows.experiment import PAPER, PAPER_SCENARIOS, Analysis, Valuation
@@ -83,7 +82,6 @@ def valuate(args: argparse.Namespace) -> None:
     import torch
 
     from fairshare.data.datasets import load_cache
-    from fairshare.learning.rounds import discard_checkpoint
 
     st = Valuation.from_config(section(args, PAPER), section(args, "seed"))
     coalitions = []
@@ -101,7 +99,7 @@ def valuate(args: argparse.Namespace) -> None:
     data = load_cache(args.dataset)
     for mask, output, checkpoint in coalitions:
         write_json(output, experiment.value_coalition(st, data, mask, checkpoint, device=str(device)))
-        when_all_done(partial(discard_checkpoint, checkpoint))
+        discard_checkpoints_when_done([checkpoint])
 
 
 def assemble(args: argparse.Namespace) -> None:
