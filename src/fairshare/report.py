@@ -44,11 +44,59 @@ class Claim:
             raise ValueError(f"claim status must be one of {STATUSES}, got {self.status!r} ({self.claim})")
 
     @classmethod
-    def verdict(cls, holds: bool | None, **fields: str) -> Claim:
-        """A record whose status follows from ``holds`` (computed by the caller from this run's results):
-        True -> match, False -> differs, None -> not run in this profile."""
+    def _judged(cls, kind: str, holds: bool | None, fields: dict) -> Claim:
         status = "not run in this profile" if holds is None else ("match" if bool(holds) else "differs")
-        return cls(status=status, **{k: "" if v is None else str(v) for k, v in fields.items()})
+        return cls(kind=kind, status=status, **{k: "" if v is None else str(v) for k, v in fields.items()})
+
+    @classmethod
+    def printed(
+        cls,
+        *,
+        paper: str,
+        artifact: str,
+        claim: str,
+        paper_states: object,
+        reproduced: object,
+        holds: bool | None,
+        note: object = "",
+    ) -> Claim:
+        """A number printed in the paper, compared at its printed precision by the caller (``holds``: True ->
+        match, False -> differs, None -> not run in this profile)."""
+        fields = dict(paper=paper, artifact=artifact, claim=claim, paper_states=paper_states, reproduced=reproduced)
+        return cls._judged("printed", holds, {**fields, "note": note})
+
+    @classmethod
+    def statement(
+        cls,
+        *,
+        paper: str,
+        artifact: str,
+        claim: str,
+        paper_states: object,
+        reproduced: object,
+        holds: bool | None,
+        note: object = "",
+    ) -> Claim:
+        """A statement of the paper tested exactly as the paper words it (``holds`` as in :meth:`printed`)."""
+        fields = dict(paper=paper, artifact=artifact, claim=claim, paper_states=paper_states, reproduced=reproduced)
+        return cls._judged("claim", holds, {**fields, "note": note})
+
+    @classmethod
+    def erratum(
+        cls,
+        *,
+        paper: str,
+        artifact: str,
+        claim: str,
+        paper_states: object,
+        reproduced: object,
+        holds: bool | None,
+        note: object = "",
+    ) -> Claim:
+        """A printed statement that fails, with the corrected one computed and checked in the same row: ``holds``
+        is True only when the printed statement fails and the correction holds."""
+        fields = dict(paper=paper, artifact=artifact, claim=claim, paper_states=paper_states, reproduced=reproduced)
+        return cls._judged("erratum", holds, {**fields, "note": note})
 
     @property
     def holds(self) -> bool | None:
