@@ -1,10 +1,16 @@
-"""The `fairshare` entry point: commands joined by `+` and the per-job statistics behind bench/startup_share.py."""
+"""The `fairshare` entry point: help and one-line errors, commands joined by `+`, and the per-job statistics behind
+bench/startup_share.py."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import subprocess
+import sys
 
-from fairshare.cli import main, split_commands
+import pytest
+
+from fairshare.cli import command_modules, main, split_commands
 from tests.conftest import REPO
 
 REFERENCE = str(REPO / "workflow" / "reference" / "dp_coalitions_printed.yaml")
@@ -33,3 +39,45 @@ def test_job_statistics_name_the_job_its_cpu_and_modules(tmp_path, monkeypatch):
     assert "fairshare.papers.dp_coalitions.commands" in record["modules"]
     monkeypatch.delenv("FAIRSHARE_JOB_STATS")
     assert main(argv) == 0 and len(list((tmp_path / "stats").glob("*.json"))) == 1  # off without the variable
+
+
+def fairshare(*args: str) -> subprocess.CompletedProcess:
+    """``python -m fairshare ARGS`` in a fresh process, as a rule runs it."""
+    return subprocess.run([sys.executable, "-m", "fairshare", *args], capture_output=True, text=True, cwd=REPO)
+
+
+def groups() -> list[str]:
+    """Every command group: the command modules that name a GROUP (private helper modules name none)."""
+    modules = [importlib.import_module(path) for path in command_modules().values()]
+    return sorted(m.GROUP for m in modules if hasattr(m, "GROUP"))
+
+
+def test_private_modules_are_no_groups():
+    assert not [name for name in command_modules() if name.startswith("_")]
+    assert {"data", "report", "mmfl", "aequa-ext"} <= set(groups())
+
+
+@pytest.mark.parametrize("args", [["--help"], *([g, "--help"] for g in groups())], ids=" ".join)
+def test_help_exits_0_and_lists_the_choices(args):
+    done = fairshare(*args)
+    assert (done.returncode, done.stderr) == (0, "")
+    listed = "COMMAND" if len(args) > 1 else "GROUP"
+    assert done.stdout.startswith("usage: fairshare") and listed in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "problem", "choices"),
+    [
+        ([], "the following arguments are required: GROUP", ["aequa-ext", "mmfl", "report"]),
+        (["mmfll", "run"], "invalid choice: 'mmfll'", ["'aequa-ext'", "'mmfl'", "'report'"]),
+        (["mmfl", "rnu"], "invalid choice: 'rnu'", ["'run'", "'summarize'", "'figures'"]),
+        (["aequa-ext"], "the following arguments are required: COMMAND", ["participation", "scale"]),
+    ],
+    ids=["bare", "mistyped group", "mistyped command", "no command"],
+)
+def test_a_user_error_is_one_line_naming_the_problem_and_the_choices(args, problem, choices):
+    done = fairshare(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("fairshare") and ": error: " in line and problem in line
+    assert all(choice in line for choice in choices), line

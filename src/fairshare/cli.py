@@ -1,63 +1,43 @@
 """`fairshare <group> <command>`: the only entry point the Snakemake rules call.
 
 Several commands joined by ``+`` run one after another in one process (``fairshare aequa run ... + aequa run ...``).
-
-Each paper's commands live in ``fairshare/papers/<paper>/commands.py``; the commands that belong to no paper
-(``data``, ``report``) in ``fairshare/commands/``. A command module names its ``GROUP`` and ``HELP`` and registers
-its subcommands; a command reads the config blocks the rule passes with ``--cfg`` (JSON), calls its paper's
-experiment, claims and figures modules, and writes the outputs the rule names, atomically.
+Groups are found, not listed: each paper's ``fairshare/papers/<paper>/commands.py`` and each public module of
+``fairshare/commands/`` that names a ``GROUP`` (what command modules share: ``fairshare/commands/_shared.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import pkgutil
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from types import ModuleType
 
 from fairshare import job_stats
+from fairshare.commands._shared import CommandError, deferring_until_success
 from fairshare.config import ConfigError
 
 # Command groups whose name is not their folder's name.
 GROUP_ALIASES = {"aequa-ext": "aequa_extensions"}
 
-
-class CommandError(RuntimeError):
-    """A failure a user can fix; printed as one line without a traceback."""
-
-
-def read_cfg(value: str) -> dict:
-    """``--cfg``: a JSON file written by the workflow (``*.json``), or the JSON text itself."""
-    if value.endswith(".json"):
-        try:
-            with open(value) as handle:
-                return json.load(handle)
-        except OSError as exc:
-            raise argparse.ArgumentTypeError(f"cannot read the job's config file {value}: {exc.strerror}") from None
-    return json.loads(value)
+#: Separates commands that one process runs one after another (``fairshare A ... + B ...``): a rule that trains or
+#: summarises several settings starts Python, torch and pandas once (issue 21). Each command is the same as alone.
+THEN = "+"
 
 
-def cfg_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--cfg",
-        type=read_cfg,
-        default={},
-        help="the config blocks this command needs: a .json file (rules pass one) or JSON",
-    )
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: the problem and, for a missing or mistyped name, the choices."""
 
-
-def _user_errors() -> tuple[type[BaseException], ...]:
-    from fairshare.data.datasets import DatasetUnavailableError
-    from fairshare.data.partition import PartitionError
-
-    return (CommandError, ConfigError, DatasetUnavailableError, PartitionError, FileNotFoundError)
+    def error(self, message: str) -> None:  # type: ignore[override]
+        names = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+        if names and message.startswith("the following arguments are required"):
+            message += f" (choose from {', '.join(names[0].choices)})"
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def command_modules() -> dict[str, str]:
-    """Group name (``aequa-ext``) -> module path, for every paper folder and every non-paper command module."""
+    """Module name (``aequa_extensions``) -> module path, for every paper folder and every public command module."""
     import fairshare.commands
     import fairshare.papers
 
@@ -66,55 +46,28 @@ def command_modules() -> dict[str, str]:
         if info.ispkg:
             found[info.name] = f"fairshare.papers.{info.name}.commands"
     for info in pkgutil.iter_modules(fairshare.commands.__path__):
-        found[info.name] = f"fairshare.commands.{info.name}"
+        if not info.name.startswith("_"):
+            found[info.name] = f"fairshare.commands.{info.name}"
     return found
+
+
+def _groups(only: str | None) -> list[ModuleType]:
+    """The command modules that name a GROUP: all, or (``only``) just that group's when it is one."""
+    modules = command_modules()
+    wanted = GROUP_ALIASES.get(only, only.replace("-", "_")) if only else None
+    names = [wanted] if wanted in modules else sorted(modules)
+    loaded = [importlib.import_module(modules[name]) for name in names]
+    return [module for module in loaded if hasattr(module, "GROUP")]
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or (``only``) just one group's: a rule's job then imports only its own paper's module."""
-    parser = argparse.ArgumentParser(prog="fairshare", description=__doc__.splitlines()[0])
+    parser = Parser(prog="fairshare", description=__doc__.splitlines()[0])
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
-    modules = command_modules()
-    wanted = GROUP_ALIASES.get(only, only.replace("-", "_")) if only else None
-    if wanted in modules:
-        modules = {wanted: modules[wanted]}
-    for name in sorted(modules):
-        module = importlib.import_module(modules[name])
+    for module in _groups(only):
         group = groups.add_parser(module.GROUP, help=module.HELP, description=module.HELP)
         module.register(group.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     return parser
-
-
-#: Separates commands that one process runs one after another (``fairshare A ... + B ...``): a rule that trains or
-#: summarises several settings starts Python, torch and pandas once (issue 21). Each command is the same as alone.
-THEN = "+"
-
-
-_when_all_done: list[Callable[[], None]] = []
-_in_main = False
-
-
-def when_all_done(action: Callable[[], None]) -> None:
-    """Run ``action`` once every command of this process has succeeded (at once outside :func:`main`). Commands
-    remove their checkpoints this way: a killed job, whose outputs Snakemake deletes, then resumes every run of
-    every command it holds from its last checkpoint, finished runs included, instead of training them again."""
-    if _in_main:
-        _when_all_done.append(action)
-    else:
-        action()
-
-
-def discard_checkpoints_when_done(paths: Iterable[str]) -> None:
-    """Remove these training checkpoints once every command of the process has succeeded (:func:`when_all_done`)."""
-    paths = list(paths)
-
-    def discard() -> None:
-        from fairshare.learning.rounds import discard_checkpoint
-
-        for path in paths:
-            discard_checkpoint(path)
-
-    when_all_done(discard)
 
 
 def split_commands(argv: Sequence[str]) -> list[list[str]]:
@@ -128,6 +81,13 @@ def split_commands(argv: Sequence[str]) -> list[list[str]]:
     return commands
 
 
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from fairshare.data.datasets import DatasetUnavailableError
+    from fairshare.data.partition import PartitionError
+
+    return (CommandError, ConfigError, DatasetUnavailableError, PartitionError, FileNotFoundError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = split_commands(argv)
@@ -136,25 +96,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     # Every command is parsed before any runs: a typo in the last one costs no training.
     parsed = [build_parser(command[0] if command else None).parse_args(command) for command in commands]
-    global _in_main
-    _in_main = True
     try:
-        for args in parsed:
-            args.func(args)
-        for action in _when_all_done:
-            action()
+        with deferring_until_success():
+            for args in parsed:
+                args.func(args)
     except _user_errors() as exc:
         print(f"fairshare: error: {exc}", file=sys.stderr)
         return 2
     finally:
-        _in_main = False
-        _when_all_done.clear()
         job_stats.record(argv)
     return 0
-
-
-def section(args: argparse.Namespace, key: str) -> Any:
-    """One config block from ``--cfg``, with a clear error when the rule did not pass it."""
-    if key not in args.cfg:
-        raise CommandError(f"config block '{key}' was not passed with --cfg")
-    return args.cfg[key]

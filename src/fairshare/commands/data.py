@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from fairshare import seeding
-from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.commands._shared import CommandError, cfg_argument, section
 from fairshare.config import dataset_mirrors
 from fairshare.data import datasets
 from fairshare.data.partition import make_partition

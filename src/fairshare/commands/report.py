@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from fairshare import report
-from fairshare.cli import cfg_argument, section
+from fairshare.commands._shared import cfg_argument, section
 from fairshare.io import write_csv, write_json, write_text
 
 GROUP = "report"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json, write_text
 
 GROUP = "aequa"

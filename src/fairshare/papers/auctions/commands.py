@@ -7,7 +7,7 @@ import argparse
 
 import pandas as pd
 
-from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json
 
 GROUP = "auctions"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from fairshare.cli import cfg_argument, section
+from fairshare.commands._shared import cfg_argument, section
 from fairshare.io import save_figure_paths, write_csv
 from fairshare.papers.dp_coalitions import claims, experiment
 from fairshare.report import write_claims

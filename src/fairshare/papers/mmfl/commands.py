@@ -7,7 +7,7 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import write_csv, write_npz, write_text
 
 GROUP = "mmfl"

@@ -9,7 +9,7 @@ import pandas as pd
 import yaml
 
 from fairshare import seeding
-from fairshare.cli import CommandError, cfg_argument, section
+from fairshare.commands._shared import CommandError, cfg_argument, section
 from fairshare.io import save_figure_paths, write_csv, write_json
 from fairshare.papers.model_sharing import claims, experiment
 from fairshare.report import write_claims

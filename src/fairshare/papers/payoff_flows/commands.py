@@ -11,7 +11,7 @@ import argparse
 
 import numpy as np
 
-from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json
 from fairshare.papers.payoff_flows import experiment
 from fairshare.papers.payoff_flows.experiment import PAPER, PAPER_SCENARIOS, Analysis, Valuation
