@@ -2,11 +2,9 @@
 #   snakemake --cores all                                   default profile (offline, 2-core CPU)
 #   snakemake --configfile config/paper.yaml --profile profiles/slurm   paper scale on a GPU cluster
 #
-# `snakemake --lint` prints two lints on purpose (tests/test_lint.py fails on any other):
-# - "Specify a conda environment or container": the software environment is the locked uv environment (uv.lock),
-#   the same for every rule; `rerun-triggers` include software-env.
-# - "Mixed rules and functions in same snakefile": each paper keeps its few input functions in its own rule file,
-#   so one paper is one rule file; functions shared by several papers live in workflow/rules/common.smk.
+# `snakemake --lint` prints one lint on purpose (tests/test_lint.py fails on any other): "Specify a conda environment or
+# container": the software environment is the locked uv environment (uv.lock), the same for every rule;
+# `rerun-triggers` include software-env. Every function the rules call lives in workflow/rules/common.smk.
 
 
 configfile: "config/config.yaml"

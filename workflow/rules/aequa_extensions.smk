@@ -1,186 +1,77 @@
 # Aequa extensions: participation rate as the contribution (Sec. 6.4: Table 3, Fig. 2) and training-time rewards
-# (Sec. 6.5, Algorithm 2: Figs 3-4). One JSON per (dataset, [partition,] method, seed); as in aequa.smk, one job
-# trains every dataset, seed and method of a partition (`partition` granularity) or every method of one seed (`seed`).
+# (Sec. 6.5, Algorithm 2: Figs 3-4). One JSON per (dataset, [partition,] method, seed); as in aequa.smk, a run trains
+# every method of one (dataset, [partition,] seed), runs_per_job (aequa) of them per job, never two partitions in one.
 # Training-time jobs reuse the main experiments' standalone runs of the same setting as contributions.
 AEQUA_PART = AEQUA["participation"]
-AEQUA_TT = AEQUA["training_time"]
 USED_DATASETS.update(AEQUA_PART["datasets"], AEQUA_TT["datasets"])
-
-AEQUA_PART_RUNS = [
-    f"results/aequa/participation/{d}/{m}/seed{s}.json"
+AEQUA_EXT_RUNS = [str(s) for s in range(AEQUA_EXT_SEEDS)]
+AEQUA_PART_SETTINGS = [{"dataset": d, "seed": s} for d in AEQUA_PART["datasets"] for s in AEQUA_EXT_RUNS]
+AEQUA_PART_RUNS = [  # the summary's input, in this order: dataset, method, seed
+    aequa_run_file("participation", {"dataset": d, "seed": s}, m)
     for d in AEQUA_PART["datasets"]
     for m in AEQUA_PART["methods"]
-    for s in range(AEQUA_EXT_SEEDS)
+    for s in AEQUA_EXT_RUNS
 ]
-AEQUA_TT_RUNS = [
-    f"results/aequa/training_time/{d}/{p}/{m}/seed{s}.json"
+AEQUA_TT_PARTITIONS = list(dict.fromkeys(AEQUA_TT["partitions"].values()))
+AEQUA_TT_SETTINGS = [
+    {"dataset": d, "partition": p, "seed": s}
+    for p in AEQUA_TT_PARTITIONS
+    for d in AEQUA_TT["datasets"]
+    for s in AEQUA_EXT_RUNS
+]
+AEQUA_TT_RUNS = [  # the summary's input, in this order: dataset, partition, method, seed
+    aequa_run_file("training_time", {"dataset": d, "partition": p, "seed": s}, m)
     for d in AEQUA_TT["datasets"]
     for p in AEQUA_TT["partitions"].values()
     for m in AEQUA_TT["methods"]
-    for s in range(AEQUA_EXT_SEEDS)
+    for s in AEQUA_EXT_RUNS
 ]
 
+for _job in training_rules("aequa", "aequa_participation_run", AEQUA_PART_SETTINGS):
 
-def aequa_ext_runs(stem, methods):
-    """(seed, method, output) of one extension job: `stem` is the results folder below results/aequa/ (with the
-    job's wildcards); the seed stays a wildcard under `seed` granularity."""
-    seeds = ["{seed}"] if AEQUA_PER_SEED else range(AEQUA_EXT_SEEDS)
-    return [(s, m, f"results/aequa/{stem}/{m}/seed{s}.json") for s in seeds for m in methods]
-
-
-def aequa_ext_run_args(wildcards, output, stem, methods):
-    """`--run SEED METHOD OUTPUT CHECKPOINT` for every output of an extension job (checkpoints mirror the outputs)."""
-    args = []
-    for (s, m, _), path in zip(aequa_ext_runs(stem, methods), output):
-        seed = wildcards.seed if AEQUA_PER_SEED else s
-        saved = f"{CHECKPOINTS}/aequa/{stem.format(**dict(wildcards.items()))}/{m}/seed{seed}.pt"
-        args.append(f"--run {seed} {m} {path} {saved}")
-    return " ".join(args)
-
-
-AEQUA_EXT_LOG = "seed{seed}.log" if AEQUA_PER_SEED else "all_seeds.log"
-
-
-def aequa_part_command(dataset, seeds):
-    """`aequa-ext participation ...` for every method of ``seeds`` of one dataset."""
-    stem = f"participation/{dataset}"
-    runs = [
-        f"--run {s} {m} results/aequa/{stem}/{m}/seed{s}.json {CHECKPOINTS}/aequa/{stem}/{m}/seed{s}.pt"
-        for s in seeds
-        for m in AEQUA_PART["methods"]
-    ]
-    return " ".join(
-        [
-            f"aequa-ext participation --dataset {dataset} --dataset-file {dataset_file(dataset)}",
-            *runs,
-            f"--cfg {aequa_job_cfg('participation', partition=AEQUA_PART['partition'])}",
-        ]
-    )
-
-
-def aequa_part_files(dataset, seeds):
-    return [f"results/aequa/participation/{dataset}/{m}/seed{s}.json" for s in seeds for m in AEQUA_PART["methods"]]
-
-
-if AEQUA_PER_SEED:
-
-    rule aequa_participation_run:
-        """Train the participation runs of one (dataset, seed), checkpointing every round."""
+    rule:
+        """Train the participation runs of one job (one command per dataset joined by `+`, one process),
+        checkpointing every round."""
+        name:
+            _job.name
         input:
-            data=lambda w: dataset_file(w.dataset),
+            lambda w, job=_job: sorted({dataset_file(r["dataset"]) for r in job.runs_of(w)}),
         output:
-            aequa_part_files("{dataset}", ["{seed}"]),
+            [aequa_run_file("participation", r, m) for r in _job.runs for m in AEQUA_PART["methods"]],
         log:
-            f"{AEQUA_LOGS}/participation/{{dataset}}/seed{{seed}}.log",
+            f"{AEQUA_LOGS}/participation/{_job.stem}.log",
         wildcard_constraints:
-            dataset="[A-Za-z0-9_]+",
-            seed=r"\d+",
+            **dict(_job.constraints),
         resources:
             gpu=GPU,
         params:
-            command=lambda w: aequa_part_command(w.dataset, [w.seed]),
-        shell:
-            "fairshare {params.command} > {log} 2>&1"
-
-else:
-
-    rule aequa_participation_run:
-        """Train the participation runs of every dataset and seed in one process, checkpointing every round."""
-        input:
-            [dataset_file(d) for d in AEQUA_PART["datasets"]],
-        output:
-            [f for d in AEQUA_PART["datasets"] for f in aequa_part_files(d, range(AEQUA_EXT_SEEDS))],
-        log:
-            f"{AEQUA_LOGS}/participation/all.log",
-        resources:
-            gpu=GPU,
-        params:
-            commands=lambda w: " + ".join(aequa_part_command(d, range(AEQUA_EXT_SEEDS)) for d in AEQUA_PART["datasets"]),
+            commands=lambda w, job=_job: aequa_participation_commands(job.runs_of(w)),
         shell:
             "fairshare {params.commands} > {log} 2>&1"
 
 
-def aequa_tt_command(dataset, partition, seeds):
-    """`aequa-ext training-time ...` for every method of ``seeds`` of one (dataset, partition), with the main
-    experiments' standalone runs of that setting as the contributions."""
-    stem = f"training_time/{dataset}/{partition}"
-    runs = [
-        f"--run {s} {m} results/aequa/{stem}/{m}/seed{s}.json {CHECKPOINTS}/aequa/{stem}/{m}/seed{s}.pt"
-        for s in seeds
-        for m in AEQUA_TT["methods"]
-    ]
-    standalone = [f"--standalone {s} results/aequa/runs/{dataset}/{partition}/standalone/seed{s}.json" for s in seeds]
-    return " ".join(
-        [
-            f"aequa-ext training-time --dataset {dataset} --dataset-file {dataset_file(dataset)}",
-            f"--partition {partition}",
-            *runs,
-            *standalone,
-            f"--cfg {aequa_job_cfg('training_time', partition=partition)}",
-        ]
-    )
+for _job in training_rules("aequa", "aequa_training_time_run", AEQUA_TT_SETTINGS, together=lambda r: r["partition"]):
 
-
-def aequa_tt_files(dataset, partition, seeds, kind):
-    """The training-time job's outputs (``kind`` "runs") or the standalone runs it reads ("standalone")."""
-    if kind == "standalone":
-        return [f"results/aequa/runs/{dataset}/{partition}/standalone/seed{s}.json" for s in seeds]
-    stem = f"results/aequa/training_time/{dataset}/{partition}"
-    return [f"{stem}/{m}/seed{s}.json" for s in seeds for m in AEQUA_TT["methods"]]
-
-
-AEQUA_TT_PARTITIONS = list(dict.fromkeys(AEQUA_TT["partitions"].values()))
-
-if AEQUA_PER_SEED:
-
-    rule aequa_training_time_run:
-        """Train the training-time runs of one (dataset, partition, seed) with per-round evaluation, checkpointing
-        every round."""
+    rule:
+        """Train the training-time runs of one job (one command per (dataset, partition) joined by `+`, one
+        process) with per-round evaluation, checkpointing every round."""
+        name:
+            _job.name
         input:
-            data=lambda w: dataset_file(w.dataset),
-            standalone=aequa_tt_files("{dataset}", "{partition}", ["{seed}"], "standalone"),
+            data=lambda w, job=_job: sorted({dataset_file(r["dataset"]) for r in job.runs_of(w)}),
+            standalone=[aequa_tt_standalone(r) for r in _job.runs],
         output:
-            aequa_tt_files("{dataset}", "{partition}", ["{seed}"], "runs"),
+            [aequa_run_file("training_time", r, m) for r in _job.runs for m in AEQUA_TT["methods"]],
         log:
-            f"{AEQUA_LOGS}/training_time/{{dataset}}/{{partition}}/seed{{seed}}.log",
+            f"{AEQUA_LOGS}/training_time/{_job.stem}.log",
         wildcard_constraints:
-            dataset="[A-Za-z0-9_]+",
-            partition="[A-Za-z0-9_.]+",
-            seed=r"\d+",
+            **dict(_job.constraints),
         resources:
             gpu=GPU,
         params:
-            command=lambda w: aequa_tt_command(w.dataset, w.partition, [w.seed]),
+            commands=lambda w, job=_job: aequa_tt_commands(job.runs_of(w)),
         shell:
-            "fairshare {params.command} > {log} 2>&1"
-
-else:
-    for _partition in AEQUA_TT_PARTITIONS:
-
-        rule:
-            """Train the training-time runs of every dataset and seed of one partition in one process, with
-            per-round evaluation, checkpointing every round."""
-            name:
-                f"aequa_training_time_run_{rule_suffix(_partition)}"
-            input:
-                data=[dataset_file(d) for d in AEQUA_TT["datasets"]],
-                standalone=[
-                    f
-                    for d in AEQUA_TT["datasets"]
-                    for f in aequa_tt_files(d, _partition, range(AEQUA_EXT_SEEDS), "standalone")
-                ],
-            output:
-                [f for d in AEQUA_TT["datasets"] for f in aequa_tt_files(d, _partition, range(AEQUA_EXT_SEEDS), "runs")],
-            log:
-                f"{AEQUA_LOGS}/training_time/{_partition}.log",
-            resources:
-                gpu=GPU,
-            params:
-                commands=lambda w, p=_partition: " + ".join(
-                    aequa_tt_command(d, p, range(AEQUA_EXT_SEEDS)) for d in AEQUA_TT["datasets"]
-                ),
-            shell:
-                "fairshare {params.commands} > {log} 2>&1"
+            "fairshare {params.commands} > {log} 2>&1"
 
 
 # FEMNIST at scale (Sec. 6.6: Table 4, Fig. 5, per-round overhead). FEMNIST (LEAF writers) needs a download and
@@ -206,36 +97,33 @@ else:
     SCALE_DATA, SCALE_WRITERS = dataset_file(AEQUA_SCALE["dataset"]), None
 
 
-def scale_inputs(wildcards):
-    inputs = {"data": SCALE_DATA}
-    if SCALE_WRITERS:
-        inputs["writers"] = SCALE_WRITERS
-    return inputs
-
-
 AEQUA_SCALE_METHODS = ["standalone", "fedavg_ft", "aequa"]
+AEQUA_SCALE_SETTINGS = [{"seed": s} for s in AEQUA_EXT_RUNS]
 
+for _job in training_rules("aequa", "aequa_scale_run", AEQUA_SCALE_SETTINGS):
 
-rule aequa_scale_run:
-    """Train the scale experiment's runs (every method of every seed, or of one seed), checkpointing every round."""
-    input:
-        unpack(scale_inputs),
-    output:
-        [out for _, _, out in aequa_ext_runs("scale", AEQUA_SCALE_METHODS)],
-    log:
-        f"{AEQUA_LOGS}/scale/{AEQUA_EXT_LOG}",
-    wildcard_constraints:
-        seed=r"\d+",
-    resources:
-        gpu=GPU,
-    params:
-        dataset=AEQUA_SCALE["dataset"],
-        cfg=lambda w: aequa_job_cfg("scale"),
-        writers=lambda w, input: f"--writers {input.writers}" if "writers" in input.keys() else "",
-        runs=lambda w, output: aequa_ext_run_args(w, output, "scale", AEQUA_SCALE_METHODS),
-    shell:
-        "fairshare aequa-ext scale --dataset {params.dataset} --dataset-file {input.data} {params.writers}"
-        " {params.runs} --cfg {params.cfg} > {log} 2>&1"
+    rule:
+        """Train the scale experiment's runs of one job (every method of each seed), checkpointing every round."""
+        name:
+            _job.name
+        input:
+            unpack(scale_inputs),
+        output:
+            [aequa_run_file("scale", r, m) for r in _job.runs for m in AEQUA_SCALE_METHODS],
+        log:
+            f"{AEQUA_LOGS}/scale/{_job.stem}.log",
+        wildcard_constraints:
+            **dict(_job.constraints),
+        resources:
+            gpu=GPU,
+        params:
+            dataset=AEQUA_SCALE["dataset"],
+            cfg=lambda w: aequa_job_cfg("scale"),
+            writers=lambda w, input: f"--writers {input.writers}" if "writers" in input.keys() else "",
+            runs=lambda w, job=_job: " ".join(aequa_run_args("scale", job.runs_of(w), lambda r: AEQUA_SCALE_METHODS)),
+        shell:
+            "fairshare aequa-ext scale --dataset {params.dataset} --dataset-file {input.data} {params.writers}"
+            " {params.runs} --cfg {params.cfg} > {log} 2>&1"
 
 
 AEQUA_OVERHEAD = ["timings/aequa/scale_overhead.csv", "timings/aequa/scale_overhead.md"]
@@ -270,7 +158,7 @@ rule aequa_extensions_summary:
     input:
         participation=AEQUA_PART_RUNS,
         training_time=AEQUA_TT_RUNS,
-        scale=[f"results/aequa/scale/{m}/seed{s}.json" for m in AEQUA_SCALE_METHODS for s in range(AEQUA_EXT_SEEDS)],
+        scale=[aequa_run_file("scale", {"seed": s}, m) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS],
     output:
         **{
             f"{fig}_{x}": f"figures/aequa/{fig}_training_time.{x}"

@@ -6,25 +6,7 @@ AU_LOGS = "logs/auctions"
 AU6 = config["auctions"]["exp6"]
 USED_DATASETS.update(AU6["tasks"])
 AU6_RECRUIT = f"{AU_RESULTS}/recruitment/B{AU6['budget']:g}"
-AU6_RUNS = [(m, s) for m in AU6["mechanisms"] for s in range(AU6["seeds"])]
-
-
-def figure_stem(png):
-    """A figure's path without suffix (the figure commands write .png and .pdf next to each other)."""
-    return str(Path(png).with_suffix(""))
-
-
-def exp6_cfg_json():
-    """Only what Exp 6 training reads: the exp6 part of the auctions block (the recruitment files carry the rest)
-    and the multi-model FL block's training settings, so editing Exp 5 or a multi-model FL experiment retrains no
-    Exp 6 job."""
-    training = {k: config["mmfl"][k] for k in MMFL_TRAINING_KEYS}
-    return cfg_file({"seed": config["seed"], "device": config["device"], "mmfl": training, "auctions": {"exp6": AU6}})
-
-
-def exp6_job_runs(w):
-    """The (mechanism, seed) pairs one Exp 6 job trains: the one its wildcards name, or every one."""
-    return [(w.mechanism, int(w.seed))] if hasattr(w, "seed") else AU6_RUNS
+AU6_RUNS = [{"mechanism": m, "seed": str(s)} for m in AU6["mechanisms"] for s in range(AU6["seeds"])]
 
 
 rule auctions:
@@ -34,7 +16,7 @@ rule auctions:
     truthfulness, Corollaries 9 and 10) from those results, and Figures 7a and 7b: one command after another in one
     process."""
     output:
-        recruitment=[f"{AU6_RECRUIT}/{m}/seed{s}.json" for m, s in AU6_RUNS],
+        recruitment=[exp6_file(AU6_RECRUIT, r, ".json") for r in AU6_RUNS],
         exp5=f"{AU_RESULTS}/exp5.csv",
         truthfulness=f"{AU_RESULTS}/truthfulness.csv",
         corollary10=f"{AU_RESULTS}/corollary10.csv",
@@ -50,8 +32,8 @@ rule auctions:
         fig7a=lambda w, output: figure_stem(output.fig7a),
         fig7b=lambda w, output: figure_stem(output.fig7b),
         budget=AU6["budget"],
-        mechanisms=[m for m, _ in AU6_RUNS],
-        seeds=[s for _, s in AU6_RUNS],
+        mechanisms=[r["mechanism"] for r in AU6_RUNS],
+        seeds=[r["seed"] for r in AU6_RUNS],
     shell:
         "fairshare auctions recruit --budget {params.budget} --mechanisms {params.mechanisms} --seeds {params.seeds}"
         " --outputs {output.recruitment} --cfg {params.cfg} +"
@@ -65,59 +47,39 @@ rule auctions:
 
 
 # Experiment 6: the recruited clients of each recruitment file (written by rule `auctions`) train two tasks with
-# FedFairMMFL (one job for all, or one per mechanism and seed: mmfl.job_granularity).
-AU6_PARAMS = dict(
-    cfg=lambda w: exp6_cfg_json(),
-    datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],
-    checkpoints=lambda w: [f"{CHECKPOINTS}/auctions/exp6/{m}/seed{s}.pt" for m, s in exp6_job_runs(w)],
-)
-AU6_SHELL = (
-    "fairshare auctions exp6 --recruitment {input.recruitment} --datasets {params.datasets}"
-    " --output {output} --checkpoint {params.checkpoints} --cfg {params.cfg} > {log} 2>&1"
-)
+# FedFairMMFL; a run is one (mechanism, seed), runs_per_job (auctions) of them per job.
+for _job in training_rules("auctions", "auctions_exp6", AU6_RUNS):
 
-
-if config["mmfl"]["job_granularity"] == "seed":
-
-    rule auctions_exp6:
-        """FedFairMMFL on one recruitment file's clients, checkpointing every round."""
+    rule:
+        """FedFairMMFL on the recruits of the runs of one job, one after another, checkpointing every round."""
+        name:
+            _job.name
         input:
-            recruitment=f"{AU6_RECRUIT}/{{mechanism}}/seed{{seed}}.json",
+            recruitment=[exp6_file(AU6_RECRUIT, r, ".json") for r in _job.runs],
             datasets=[dataset_file(t) for t in AU6["tasks"]],
         output:
-            f"{AU_RESULTS}/exp6/{{mechanism}}/seed{{seed}}.csv",
+            [exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in _job.runs],
         log:
-            f"{AU_LOGS}/exp6_{{mechanism}}_seed{{seed}}.log",
+            f"{AU_LOGS}/{_job.stem}.log",
+        wildcard_constraints:
+            **dict(_job.constraints),
         resources:
             gpu=GPU,
         params:
-            **AU6_PARAMS,
+            cfg=lambda w: exp6_cfg_json(),
+            datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],
+            checkpoints=lambda w, job=_job: [
+                exp6_file(f"{CHECKPOINTS}/auctions/exp6", r, ".pt") for r in job.runs_of(w)
+            ],
         shell:
-            AU6_SHELL
-
-else:
-
-    rule auctions_exp6:
-        """FedFairMMFL on the recruits of every (mechanism, seed), one after another, checkpointing every round."""
-        input:
-            recruitment=[f"{AU6_RECRUIT}/{m}/seed{s}.json" for m, s in AU6_RUNS],
-            datasets=[dataset_file(t) for t in AU6["tasks"]],
-        output:
-            [f"{AU_RESULTS}/exp6/{m}/seed{s}.csv" for m, s in AU6_RUNS],
-        log:
-            f"{AU_LOGS}/exp6.log",
-        resources:
-            gpu=GPU,
-        params:
-            **AU6_PARAMS,
-        shell:
-            AU6_SHELL
+            "fairshare auctions exp6 --recruitment {input.recruitment} --datasets {params.datasets}"
+            " --output {output} --checkpoint {params.checkpoints} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule auctions_figure7c:
     """Figure 7c: minimum accuracy across the two tasks per mechanism, its summary table and claims."""
     input:
-        [f"{AU_RESULTS}/exp6/{m}/seed{s}.csv" for m, s in AU6_RUNS],
+        [exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in AU6_RUNS],
     output:
         summary=f"{AU_RESULTS}/exp6_summary.csv",
         claims=f"{AU_RESULTS}/exp6_claims.csv",

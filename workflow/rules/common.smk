@@ -1,4 +1,5 @@
-# Loads and validates the config, reads the manifest, and gives rules small helpers.
+# Loads and validates the config, reads the manifest, and holds every function the rule files call, one section for
+# each file of rules (those hold rules and constants only). Which runs share a training job: workflow/run_jobs.py.
 import dataclasses
 import hashlib
 import json
@@ -9,8 +10,10 @@ import sys
 
 import yaml
 
-sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from fairshare.config import ConfigError, config_sources, validate_config  # noqa: E402
+sys.path[:0] = [str(Path(workflow.basedir) / "src"), str(Path(workflow.basedir) / "workflow")]
+from fairshare.config import ConfigError, config_sources, dataset_mirrors, validate_config  # noqa: E402
+from fairshare.data.datasets import resolve_dataset  # noqa: E402
+from run_jobs import runs_per_job, settings, training_jobs  # noqa: E402
 
 try:
     _sources = config_sources(workflow.configfiles, workflow.overwrite_configfiles, workflow.config_settings.config)
@@ -86,10 +89,288 @@ def cfg_json(*keys):
 # Rules call the project's own `fairshare` command: put the environment that runs Snakemake first on PATH, so it is
 # found without activating the environment (`.venv/bin/snakemake ...`); cluster jobs re-read this file and do the same.
 shell.prefix(f'set -euo pipefail; export PATH={shlex.quote(str(Path(sys.executable).parent))}:"$PATH"; ')
-# Training jobs checkpoint every round under checkpoints/<paper>/ (git- and DVC-ignored, not a rule output): a killed
+# Training jobs checkpoint every round under checkpoints/<paper>/ (git- and DVC-ignored, no output of any job); a killed
 # job resumes from its last round, and a checkpoint written for other settings is discarded (learning/rounds.py).
 CHECKPOINTS = "checkpoints"
 
 # Training rules declare `gpu=GPU`: one GPU each when the profile trains on CUDA (serialised locally by the
 # profile's `resources: gpu=1`, sent as --gpus=1 by the SLURM executor); none on CPU, so CPU jobs run in parallel.
 GPU = 1 if config["device"] == "cuda" else 0
+
+
+def training_rules(paper, rule, runs, **grouping):
+    """The training jobs of one step of ``paper`` under the config's `runs_per_job` (workflow/run_jobs.py): a rule
+    file declares one rule per job."""
+    return training_jobs(rule, runs, runs_per_job(config, paper), **grouping)
+
+
+# data.smk: datasets and partitions.
+
+
+def dataset_name(name):
+    """The dataset the jobs really use: `name`, or its offline fallback when it cannot be had here."""
+    d = config["data"]
+    if name in d["stand_in"]["datasets"]:  # smoke profile: built as a stand-in, never replaced by a fallback
+        return name
+    return resolve_dataset(
+        name,
+        raw_dir=d["raw_dir"],
+        processed_dir=d["processed_dir"],
+        mirrors=dataset_mirrors(d, name),
+        allow_download=d["allow_download"],
+        fallback=d["offline_fallback"],
+    )
+
+
+def dataset_file(name):
+    return f"{PROCESSED}/{dataset_name(name)}.npz"
+
+
+def dataset_caches():
+    """Every cache the run uses. `rule all` lists them, so a deleted cache is rebuilt by the plain command, and
+    everything computed from it reruns (Snakemake reruns every job downstream of a job it runs)."""
+    return sorted({dataset_file(name) for name in USED_DATASETS})
+
+
+def dataset_content(name):
+    """The settings that decide a cache's content: a change rebuilds it. Torchvision datasets have none (their files
+    are checked against published MD5s), so editing where they are fetched from rebuilds nothing."""
+    keys = {"digits": ["seed"], "synthetic": ["seed", "synthetic"]}.get(name, [])
+    if name in config["data"]["stand_in"]["datasets"]:
+        keys = ["seed", "stand_in"]
+    values = {"seed": config["seed"], "synthetic": config["data"]["synthetic"], "stand_in": config["data"]["stand_in"]}
+    return json.dumps({k: values[k] for k in keys}, sort_keys=True)
+
+
+# payoff_flows.smk: coalition valuation.
+
+
+def pf_coalition_args(masks, outputs):
+    """`--coalition MASK OUTPUT CHECKPOINT` for every coalition of a valuation job."""
+    return " ".join(
+        f"--coalition {m} {path} {CHECKPOINTS}/payoff_flows/coalition_{m}.pt" for m, path in zip(masks, outputs)
+    )
+
+
+def pf_valuation_cfg(wildcards):
+    """Only the keys a valuation reads: editing the budget scenarios reruns no training."""
+    return cfg_file(
+        {"seed": config["seed"], "device": config["device"], "payoff_flows": {k: PF[k] for k in Valuation.KEYS}}
+    )
+
+
+def pf_figure_title(wildcards):
+    if wildcards.source == "reference":
+        return shlex.quote("Figure 2 from the authors' stored MNIST value table")
+    epochs = f"{PF['epochs']} epoch{'s' if PF['epochs'] != 1 else ''}"
+    return shlex.quote(
+        f"Figure 2 from this run's coalition valuation ({dataset_name(PF['dataset'])}, "
+        f"{epochs}, profile {config['profile']})"
+    )
+
+
+# mmfl.smk: multi-model FL training. A run: {experiment, label, seed}.
+
+
+def mmfl_run_file(run, suffix):
+    return f"{MMFL_RESULTS}/runs/{run['experiment']}/{run['label']}/seed{run['seed']}{suffix}"
+
+
+def mmfl_inputs(runs):
+    return sorted({dataset_file(t) for r in runs for t in MMFL.experiment(r["experiment"]).tasks})
+
+
+def mmfl_job_cfg(experiment):
+    """The blocks a run reads, with only its own experiment (one run per job: editing one experiment reruns only its
+    jobs)."""
+    block = {**config["mmfl"], "experiments": [e for e in config["mmfl"]["experiments"] if e["name"] == experiment]}
+    return cfg_file({"seed": config["seed"], "device": config["device"], "mmfl": block})
+
+
+def mmfl_commands(runs):
+    """`mmfl run ...` for the runs of each experiment (joined by `+`), with the --cfg of that experiment alone: a
+    run's command is the same whichever job holds it."""
+    commands = []
+    for (experiment,), members in settings(runs, "experiment").items():
+        chosen = [MMFL_RUNS[(experiment, r["label"], int(r["seed"]))] for r in members]
+        files = {
+            "--output": [mmfl_run_file(r, ".csv") for r in members],
+            "--allocation": [mmfl_run_file(r, "_alloc.npz") for r in members],
+            "--checkpoint": [f"{CHECKPOINTS}/mmfl/{r['experiment']}/{r['label']}/seed{r['seed']}.pt" for r in members],
+        }
+        command = [
+            f"mmfl run --experiment {experiment} --method {' '.join(r.method for r in chosen)}",
+            f"--alpha {' '.join('none' if r.alpha is None else repr(r.alpha) for r in chosen)}",
+            f"--seed-index {' '.join(str(r.seed) for r in chosen)}",
+            "--datasets " + " ".join(f"{t}={dataset_file(t)}" for t in MMFL.experiment(experiment).tasks),
+            *(f"{flag} {' '.join(paths)}" for flag, paths in files.items()),
+            f"--cfg {mmfl_job_cfg(experiment)}",
+        ]
+        commands.append(" ".join(command))
+    return " + ".join(commands)
+
+
+# auctions.smk: recruitment auctions and Exp 6. An Exp 6 run: {mechanism, seed}.
+
+
+def figure_stem(png):
+    """A figure's path without suffix (the figure commands write .png and .pdf next to each other)."""
+    return str(Path(png).with_suffix(""))
+
+
+def exp6_cfg_json():
+    """Only what Exp 6 training reads: the exp6 part of the auctions block (the recruitment files carry the rest)
+    and the multi-model FL block's training settings, so editing Exp 5 or a multi-model FL experiment retrains no
+    Exp 6 job."""
+    training = {k: config["mmfl"][k] for k in MMFL_TRAINING_KEYS}
+    return cfg_file({"seed": config["seed"], "device": config["device"], "mmfl": training, "auctions": {"exp6": AU6}})
+
+
+def exp6_file(folder, run, suffix):
+    """An Exp 6 run's recruitment file (``folder`` AU6_RECRUIT) or result (``folder`` results/auctions/exp6)."""
+    return f"{folder}/{run['mechanism']}/seed{run['seed']}{suffix}"
+
+
+# aequa.smk and aequa_extensions.smk. A run: {dataset, partition, seed} (main experiments, training-time rewards),
+# {dataset, seed} (participation) or {seed} (scale); one run trains every method of its setting.
+
+
+def aequa_methods(shape):
+    """The methods of one run: standalone first (the contributions), then the configured ones, then (shape "pmin":
+    quantity-skew partitions) Aequa with a lower p_min (Table 8)."""
+    return ["standalone", *AEQUA["methods"], *(["aequa_pmin"] if shape == "pmin" else [])]
+
+
+def aequa_shape(run):
+    return "pmin" if AEQUA_SCHEMES[run["partition"]] == "quantity_skew" and "aequa" in AEQUA["methods"] else ""
+
+
+def aequa_job_cfg(*extensions, partition=None):
+    """--cfg of one training job: seed, device and the aequa keys training reads (plus the named extension blocks).
+    With ``partition``, only that partition's entry is passed, so editing another partition reruns none of its jobs.
+    """
+    keep = {k: v for k, v in AEQUA.items() if k not in AEQUA_NON_TRAINING_KEYS or k in extensions}
+    if partition is not None:
+        keep["partitions"] = [p for p in AEQUA["partitions"] if p["name"] == partition]
+    return cfg_file({"seed": config["seed"], "device": config["device"], "aequa": keep})
+
+
+def aequa_run_file(folder, run, method):
+    """One method's result of a run under results/aequa/``folder`` (runs, training_time, participation, scale)."""
+    setting = [run[k] for k in ("dataset", "partition") if k in run]
+    return str(Path("results", "aequa", folder, *setting, method, f"seed{run['seed']}.json"))
+
+
+def aequa_run_args(folder, runs, methods):
+    """`--run SEED METHOD OUTPUT CHECKPOINT` for every method of every run (checkpoints mirror the outputs)."""
+    args = []
+    for r in runs:
+        for m in methods(r):
+            path = aequa_run_file(folder, r, m)
+            args.append(f"--run {r['seed']} {m} {path} {CHECKPOINTS}/{path.removeprefix('results/')[:-5]}.pt")
+    return args
+
+
+def aequa_commands(runs):
+    """`aequa run ...` for the runs of each (dataset, partition) (joined by `+`), with that partition's --cfg."""
+    return " + ".join(
+        " ".join(
+            [
+                f"aequa run --dataset {d} --dataset-file {dataset_file(d)} --partition {p}",
+                *aequa_run_args("runs", members, lambda r: aequa_methods(aequa_shape(r))),
+                f"--cfg {aequa_job_cfg(partition=p)}",
+            ]
+        )
+        for (d, p), members in settings(runs, "dataset", "partition").items()
+    )
+
+
+def aequa_participation_commands(runs):
+    """`aequa-ext participation ...` for the runs of each dataset (joined by `+`)."""
+    return " + ".join(
+        " ".join(
+            [
+                f"aequa-ext participation --dataset {d} --dataset-file {dataset_file(d)}",
+                *aequa_run_args("participation", members, lambda r: AEQUA_PART["methods"]),
+                f"--cfg {aequa_job_cfg('participation', partition=AEQUA_PART['partition'])}",
+            ]
+        )
+        for (d,), members in settings(runs, "dataset").items()
+    )
+
+
+def aequa_tt_standalone(run):
+    """The main experiments' standalone run of a training-time run's setting: its contributions."""
+    return aequa_run_file("runs", run, "standalone")
+
+
+def aequa_tt_commands(runs):
+    """`aequa-ext training-time ...` for the runs of each (dataset, partition) (joined by `+`), with the main
+    experiments' standalone runs of that setting as the contributions."""
+    return " + ".join(
+        " ".join(
+            [
+                f"aequa-ext training-time --dataset {d} --dataset-file {dataset_file(d)}",
+                f"--partition {p}",
+                *aequa_run_args("training_time", members, lambda r: AEQUA_TT["methods"]),
+                *(f"--standalone {r['seed']} {aequa_tt_standalone(r)}" for r in members),
+                f"--cfg {aequa_job_cfg('training_time', partition=p)}",
+            ]
+        )
+        for (d, p), members in settings(runs, "dataset", "partition").items()
+    )
+
+
+def scale_inputs(wildcards):
+    inputs = {"data": SCALE_DATA}
+    if SCALE_WRITERS:
+        inputs["writers"] = SCALE_WRITERS
+    return inputs
+
+
+# report.smk: the scorecard and the HTML report.
+
+
+def config_summary(paper):
+    """The scalar settings of a paper's config block (its seeds, rounds, epochs, dataset...), for the caption."""
+    block = config.get(paper)
+    if not isinstance(block, dict):
+        return f"{len(block or [])} configured entries"
+    items = [f"{k}={v}" for k, v in sorted(block.items()) if isinstance(v, (str, int, float, bool))]
+    text = ", ".join(items)
+    return text if len(text) <= 400 else text[:397] + "..."
+
+
+def claims_files():
+    return [p for e in REPORT_ENTRIES.values() for p in _as_list(e["output"]) if Path(p).name.endswith("claims.csv")]
+
+
+def report_source(entry):
+    """The file shown in the HTML report for a manifest entry: its PNG for figures, its first Markdown/CSV table."""
+    outputs = _as_list(entry["output"])
+    for suffix in ((".png",) if entry["kind"] == "figure" else (".md", ".csv")) + (".png", ".csv", ".md"):
+        for p in outputs:
+            if p.endswith(suffix):
+                return p
+    return outputs[0]
+
+
+def report_item(item_id):
+    return f"results/report_items/{item_id}{Path(report_source(REPORT_ENTRIES[item_id])).suffix}"
+
+
+def report_items():
+    return [report_item(item_id) for item_id in REPORT_ENTRIES]
+
+
+def report_caption(item_id):
+    """The item's caption (paper, artifact, configuration, files), written where Snakemake's report reads it."""
+    entry = REPORT_ENTRIES[item_id]
+    text = (
+        f"**{entry['ref']}** of *{PAPER_TITLES.get(entry['paper'], entry['paper'])}*.\n\n"
+        f"Profile ``{config['profile']}``, root seed {config['seed']}; settings of this paper's config block: "
+        f"{config_summary(entry['paper'])}. Files: ``{', '.join(_as_list(entry['output']))}`` (manifest id "
+        f"``{item_id}``). The scorecard category lists which of this paper's numbers and claims reproduce.\n"
+    )
+    # Snakemake renders captions as Jinja templates: the text is shown as it is.
+    return str(Path(content_file(f"{{% raw %}}{text}{{% endraw %}}", "report-captions", ".rst")).resolve())

@@ -1,45 +1,9 @@
 # Datasets (fetch + cache) and the configured partitions.
-from fairshare.config import dataset_mirrors
-from fairshare.data.datasets import CACHEABLE, resolve_dataset
+from fairshare.data.datasets import CACHEABLE
 
 PROCESSED = config["data"]["processed_dir"]
 # Paper rule files add the datasets they train on, so `snakemake raw_data` fetches everything the run needs.
 USED_DATASETS = {p["dataset"] for p in config["partitions"]}
-
-
-def dataset_name(name):
-    """The dataset a rule really uses: `name`, or its offline fallback when it cannot be had here."""
-    d = config["data"]
-    if name in d["stand_in"]["datasets"]:  # smoke profile: built as a stand-in, never replaced by a fallback
-        return name
-    return resolve_dataset(
-        name,
-        raw_dir=d["raw_dir"],
-        processed_dir=d["processed_dir"],
-        mirrors=dataset_mirrors(d, name),
-        allow_download=d["allow_download"],
-        fallback=d["offline_fallback"],
-    )
-
-
-def dataset_file(name):
-    return f"{PROCESSED}/{dataset_name(name)}.npz"
-
-
-def dataset_caches():
-    """Every cache the run uses. `rule all` lists them, so a deleted cache is rebuilt by the plain command, and
-    everything computed from it reruns (Snakemake reruns every job downstream of a job it runs)."""
-    return sorted({dataset_file(name) for name in USED_DATASETS})
-
-
-def dataset_content(name):
-    """The settings that decide a cache's content: a change rebuilds it. Torchvision datasets have none (their files
-    are checked against published MD5s), so editing where they are fetched from rebuilds nothing."""
-    keys = {"digits": ["seed"], "synthetic": ["seed", "synthetic"]}.get(name, [])
-    if name in config["data"]["stand_in"]["datasets"]:
-        keys = ["seed", "stand_in"]
-    values = {"seed": config["seed"], "synthetic": config["data"]["synthetic"], "stand_in": config["data"]["stand_in"]}
-    return json.dumps({k: values[k] for k in keys}, sort_keys=True)
 
 
 rule dataset:

@@ -1,95 +1,44 @@
 # "Trade-off between Payoff and Model Rewards in Shapley-Fair Collaborative ML" (NeurIPS 2022).
-# Coalition valuation of every non-empty coalition (2^n - 1; 31 for the paper's five parties), all from one fixed
-# initialisation, in payoff_flows.valuation_jobs jobs (coalition m in job (m - 1) mod jobs; one JSON per coalition
-# however they are grouped), then one job assembles the value table. Allocations under the budget scenarios and Figure 2
-# from this run's table and from the authors' stored MNIST table; the claims are checked on both tables' allocations.
-# A valuation job's time goes to its benchmark file under logs/, not into its result (results are byte-identical).
+# Coalition valuation of every non-empty coalition (2^n - 1; 31 for the paper's five parties; a run: one coalition,
+# its mask as the wildcard `mask`), all from one fixed initialisation, runs_per_job coalitions per job (one JSON per
+# coalition however they are grouped), then one job assembles the value table. Allocations under the budget scenarios
+# and Figure 2 from this run's table and from the authors' stored MNIST table; the claims are checked on both tables'
+# allocations. A valuation job's time goes to its benchmark file under logs/, not into its result (results are
+# byte-identical).
 from fairshare.papers.payoff_flows.experiment import Valuation  # noqa: E402
 
 PF = config["payoff_flows"]
 PF_REFERENCE = PF["reference_table"]
-PF_MASKS = range(1, 1 << len(PF["label_ranges"]))
-PF_JOBS = min(PF["valuation_jobs"], len(PF_MASKS))
-PF_VALUATION = "results/payoff_flows/valuation/coalition_{}.json"
-PF_VALUATION_SHELL = (
-    "fairshare payoff-flows valuate --dataset {input} {params.coalitions} --cfg {params.cfg} > {log} 2>&1"
-)
-
-
-def pf_coalition_args(masks, outputs):
-    return " ".join(
-        f"--coalition {m} {path} {CHECKPOINTS}/payoff_flows/coalition_{m}.pt" for m, path in zip(masks, outputs)
-    )
-
-
+PF_RUNS = [{"mask": str(m)} for m in range(1, 1 << len(PF["label_ranges"]))]
+PF_VALUATION = "results/payoff_flows/valuation/coalition_{mask}.json"
 USED_DATASETS.add(PF["dataset"])
 
+for _job in training_rules("payoff_flows", "payoff_flows_valuate", PF_RUNS):
 
-def pf_valuation_cfg(wildcards):
-    """Only the keys a valuation reads: editing the budget scenarios reruns no training."""
-    return cfg_file(
-        {"seed": config["seed"], "device": config["device"], "payoff_flows": {k: PF[k] for k in Valuation.KEYS}}
-    )
-
-
-def pf_figure_title(wildcards):
-    if wildcards.source == "reference":
-        return shlex.quote("Figure 2 from the authors' stored MNIST value table")
-    epochs = f"{PF['epochs']} epoch{'s' if PF['epochs'] != 1 else ''}"
-    return shlex.quote(
-        f"Figure 2 from this run's coalition valuation ({dataset_name(PF['dataset'])}, "
-        f"{epochs}, profile {config['profile']})"
-    )
-
-
-if PF_JOBS == len(PF_MASKS):
-
-    rule payoff_flows_valuate:
-        """Value one coalition, checkpointing its training every epoch."""
+    rule:
+        """Value the coalitions of one job one after another, checkpointing each one's training every epoch."""
+        name:
+            _job.name
         input:
             lambda w: dataset_file(PF["dataset"]),
         output:
-            PF_VALUATION.format("{mask}"),
+            [PF_VALUATION.format(**r) for r in _job.runs],
         log:
-            "logs/payoff_flows/valuate_{mask}.log",
+            f"logs/payoff_flows/{_job.stem}.log",
         benchmark:
-            "logs/payoff_flows/valuate_{mask}.benchmark.tsv"
+            f"logs/payoff_flows/{_job.stem}.benchmark.tsv"
         wildcard_constraints:
-            mask=r"[1-9]\d*",
+            **dict(_job.constraints),
         params:
-            coalitions=lambda w, output: pf_coalition_args([w.mask], output),
+            coalitions=lambda w, output, job=_job: pf_coalition_args([r["mask"] for r in job.runs_of(w)], output),
             cfg=pf_valuation_cfg,
         shell:
-            PF_VALUATION_SHELL
-
-else:
-    # A rule's outputs cannot depend on a wildcard, so each job of several coalitions is a rule of its own.
-    for _job in range(PF_JOBS):
-
-        rule:
-            """Value the coalitions of one job one after another, checkpointing each one's training every epoch."""
-            name:
-                f"payoff_flows_valuate_{_job}"
-            input:
-                lambda w: dataset_file(PF["dataset"]),
-            output:
-                [PF_VALUATION.format(m) for m in PF_MASKS if (m - 1) % PF_JOBS == _job],
-            log:
-                f"logs/payoff_flows/valuate_job{_job}.log",
-            benchmark:
-                f"logs/payoff_flows/valuate_job{_job}.benchmark.tsv"
-            params:
-                coalitions=lambda w, output: pf_coalition_args(
-                    [int(Path(p).stem.split("_")[1]) for p in output], output
-                ),
-                cfg=pf_valuation_cfg,
-            shell:
-                PF_VALUATION_SHELL
+            "fairshare payoff-flows valuate --dataset {input} {params.coalitions} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule payoff_flows_value_table:
     input:
-        [PF_VALUATION.format(m) for m in PF_MASKS],
+        [PF_VALUATION.format(**r) for r in PF_RUNS],
     output:
         "results/payoff_flows/trained/value_table.json",
     log:

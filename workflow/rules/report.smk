@@ -16,47 +16,6 @@ PAPER_TITLES = {
 }
 
 
-def config_summary(paper):
-    """The scalar settings of a paper's config block (its seeds, rounds, epochs, dataset...), for the caption."""
-    block = config.get(paper)
-    if not isinstance(block, dict):
-        return f"{len(block or [])} configured entries"
-    items = [f"{k}={v}" for k, v in sorted(block.items()) if isinstance(v, (str, int, float, bool))]
-    text = ", ".join(items)
-    return text if len(text) <= 400 else text[:397] + "..."
-
-
-def claims_files():
-    return [p for e in REPORT_ENTRIES.values() for p in _as_list(e["output"]) if Path(p).name.endswith("claims.csv")]
-
-
-def report_source(entry):
-    """The file shown in the HTML report for a manifest entry: its PNG for figures, its first Markdown/CSV table."""
-    outputs = _as_list(entry["output"])
-    for suffix in ((".png",) if entry["kind"] == "figure" else (".md", ".csv")) + (".png", ".csv", ".md"):
-        for p in outputs:
-            if p.endswith(suffix):
-                return p
-    return outputs[0]
-
-
-def report_item(item_id):
-    return f"results/report_items/{item_id}{Path(report_source(REPORT_ENTRIES[item_id])).suffix}"
-
-
-def report_caption(item_id):
-    """The item's caption (paper, artifact, configuration, files), written where Snakemake's report reads it."""
-    entry = REPORT_ENTRIES[item_id]
-    text = (
-        f"**{entry['ref']}** of *{PAPER_TITLES.get(entry['paper'], entry['paper'])}*.\n\n"
-        f"Profile ``{config['profile']}``, root seed {config['seed']}; settings of this paper's config block: "
-        f"{config_summary(entry['paper'])}. Files: ``{', '.join(_as_list(entry['output']))}`` (manifest id "
-        f"``{item_id}``). The scorecard category lists which of this paper's numbers and claims reproduce.\n"
-    )
-    # Snakemake renders captions as Jinja templates: the text is shown as it is.
-    return str(Path(content_file(f"{{% raw %}}{text}{{% endraw %}}", "report-captions", ".rst")).resolve())
-
-
 rule report_items:
     """Copy every manifest artifact into results/report_items/, each flagged for the HTML report with its manifest
     labels and its own caption (one job: the copies take no time)."""
@@ -78,10 +37,6 @@ rule report_items:
         pairs=lambda w, input, output: " ".join(f"{i} {o}" for i, o in zip(input, output)),
     shell:
         'set -- {params.pairs}; while [ "$#" -gt 0 ]; do cp "$1" "$2"; shift 2; done > {log} 2>&1'
-
-
-def report_items():
-    return [report_item(item_id) for item_id in REPORT_ENTRIES]
 
 
 rule scorecard:

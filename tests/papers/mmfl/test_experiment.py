@@ -81,12 +81,7 @@ def test_training_defaults_to_faithful_and_chunk_stays_out_of_the_checkpoint_has
     from fairshare.config import ConfigError
 
     train = _settings().training
-    assert (train.fidelity, train.precision, train.chunk, _settings().job_granularity) == (
-        "faithful",
-        "fp32",
-        None,
-        "all",
-    )
+    assert (train.fidelity, train.precision, train.chunk) == ("faithful", "fp32", None)
     assert train.lr_decay == {"default": 0.98, "cifar10": 1.0}
     assert "chunk" not in train.job_settings() and train.job_settings()["fidelity"] == "faithful"
     assert _settings(chunk=4).training.job_settings() == train.job_settings()  # memory only: a checkpoint stays valid

@@ -1,8 +1,9 @@
-"""mmfl.job_granularity in the workflow: `all` and `seed` plan the same per-run result files of the multi-model FL runs
-and of the auctions' Exp 6, in one job for each of the two or in one job per run and seed."""
+"""`runs_per_job` in the workflow: every value plans the same per-run result files of the multi-model FL runs and of
+the auctions' Exp 6: one job for every run of each (`all`), one per run (1) or runs dealt over ceil(runs / n) jobs."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import yaml
@@ -15,10 +16,10 @@ from tests.pipeline.conftest import snakemake, workflow_copy
 TARGETS = ["results/mmfl/summary.csv", "results/auctions/exp6_summary.csv"]
 
 
-def _plan(wd: Path, granularity: str) -> tuple[dict[str, int], set[str]]:
+def _plan(wd: Path, runs_per_job: int | str) -> tuple[dict[str, int], set[str]]:
     """Training jobs per rule and the training outputs of a dry run of the default profile."""
-    (wd / "granularity.yaml").write_text(yaml.safe_dump({"mmfl": {"job_granularity": granularity}}))
-    out = snakemake(["-n", "--cores", "1", *TARGETS, "--configfile", "config/config.yaml", "granularity.yaml"], wd)
+    (wd / "jobs.yaml").write_text(yaml.safe_dump({"runs_per_job": runs_per_job}))
+    out = snakemake(["-n", "--cores", "1", *TARGETS, "--configfile", "config/config.yaml", "jobs.yaml"], wd)
     assert out.returncode == 0, out.stderr[-3000:]
     jobs: dict[str, int] = {}
     outputs: set[str] = set()
@@ -32,15 +33,17 @@ def _plan(wd: Path, granularity: str) -> tuple[dict[str, int], set[str]]:
     return jobs, outputs
 
 
-def test_all_and_seed_granularity_plan_the_same_files(tmp_path):
+def test_every_runs_per_job_plans_the_same_files(tmp_path):
     wd = workflow_copy(tmp_path)
     grouped_jobs, grouped = _plan(wd, "all")
-    single_jobs, single = _plan(wd, "seed")
-    assert grouped == single
+    single_jobs, single = _plan(wd, 1)
+    dealt_jobs, dealt = _plan(wd, {"default": 1, "mmfl": 4})
+    assert grouped == single == dealt
     config = load_config(REPO / "config" / "config.yaml")
-    settings = Settings.from_block(config["mmfl"])
+    runs = Settings.from_block(config["mmfl"]).runs()
     exp6 = config["auctions"]["exp6"]
-    runs = settings.runs()
-    assert single_jobs == {"mmfl_run": len(runs), "auctions_exp6": len(exp6["mechanisms"]) * exp6["seeds"]}
+    exp6_runs = len(exp6["mechanisms"]) * exp6["seeds"]
+    assert single_jobs == {"mmfl_run": len(runs), "auctions_exp6": exp6_runs}
     assert grouped_jobs == {"mmfl_run": 1, "auctions_exp6": 1}
-    assert len(grouped) == 2 * len(runs) + len(exp6["mechanisms"]) * exp6["seeds"]  # rows + allocation map per run
+    assert dealt_jobs == {**{f"mmfl_run_{k}": 1 for k in range(math.ceil(len(runs) / 4))}, "auctions_exp6": exp6_runs}
+    assert len(grouped) == 2 * len(runs) + exp6_runs  # rows + allocation map per run

@@ -155,7 +155,6 @@ class Settings:
     per_task_experiment: str
     alpha_sweep_experiment: str
     comparable_tolerance: float  # accuracy gap read as "comparable" / "the same" in the claims
-    job_granularity: str  # "all": one job trains every run; "seed": one job per run and seed
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> Settings:
@@ -184,7 +183,6 @@ class Settings:
             per_task_experiment=block["per_task_experiment"],
             alpha_sweep_experiment=block["alpha_sweep_experiment"],
             comparable_tolerance=block["comparable_tolerance"],
-            job_granularity=block["job_granularity"],
         )
 
     def experiment(self, name: str) -> Experiment:
