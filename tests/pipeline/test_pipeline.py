@@ -97,7 +97,7 @@ def test_test_profile_runs_every_rule_end_to_end(test_profile_run):
     edited_name = next(p["name"] for p in edited if p["scheme"] == "quantity_skew")
     assert runs and all(f"/{edited_name}/" in r for r in runs), sorted(runs)
     # Editing one multi-model FL experiment's rounds retrains multi-model FL only (no Exp 6, no Aequa): under the
-    # default granularity (`all`) its one job, which trains every run.
+    # default `runs_per_job` (`all`) its one job, which trains every run.
     experiments = yaml.safe_load((wd / "config" / "test.yaml").read_text())["mmfl"]["experiments"]
     changed = [dict(e, rounds=e["rounds"] + 1) if i == 0 else e for i, e in enumerate(experiments)]
     (wd / "edit.yaml").write_text(yaml.safe_dump({"mmfl": {"experiments": changed}}))

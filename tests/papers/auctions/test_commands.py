@@ -125,7 +125,7 @@ def test_exp6_config_change_discards_the_stale_checkpoint(exp6_dir, capsys):
 
 
 def test_exp6_job_of_two_seeds_equals_a_job_per_seed(exp6_dir):
-    """Seeds 0 and 1 in one job (as mmfl.job_granularity `all` trains every (mechanism, seed)) write the bytes
+    """Seeds 0 and 1 in one job (as runs_per_job `all` trains every (mechanism, seed)) write the bytes
     of one job each."""
     tmp, recruitments = exp6_dir
     cfg = _exp6_cfg()

@@ -118,7 +118,7 @@ def test_a_job_of_several_seeds_writes_each_seeds_own_bytes_and_resumes_its_seco
 
 
 def test_a_job_of_several_methods_and_alphas_equals_a_job_per_run(workdir):
-    """FedFairMMFL at alpha 3, FedFairMMFL at alpha 5 and Random in one command (as a job of mmfl.job_granularity `all` trains them) write
+    """FedFairMMFL at alpha 3, FedFairMMFL at alpha 5 and Random in one command (as a job of runs_per_job `all` trains them) write
     the bytes of one job per run."""
     cfg = _cfg()
     runs = [("fedfair", "3"), ("fedfair", "5"), ("random", "none")]
