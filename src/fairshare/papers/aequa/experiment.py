@@ -35,7 +35,7 @@ class Run:
 
     seed: int
     method: str
-    output: str
+    output: str | None
     checkpoint: str | None
 
 

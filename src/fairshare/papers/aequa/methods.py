@@ -55,6 +55,7 @@ class Experiment:
     standalone_schedule: bool = True
     training_time: TrainingTime | None = None  # Algorithm 2's settings (training-time methods only)
     joining: Callable[[Setting], Joining] = lambda st: Joining()
+    rounds: int = 0  # rounds of every run (0: the setting's)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +80,7 @@ class Method:
     step: Callable[[Context], Callable]
     start: Callable[[Context], Any]
     rewards: Callable[[Context, Any, int], dict]
-    rounds: Callable[[Context], int] = lambda ctx: ctx.st.rounds
+    rounds: Callable[[Context], int] = lambda ctx: ctx.experiment.rounds or ctx.st.rounds
     timings: bool = False  # the result is the per-round timings, not rewards (Sec. 6.6's overhead)
     lower_p_min: bool = False  # Table 8: trains with p_min_ablation
     assessment: str | None = None  # Algorithm 2's contribution assessment (cgsv or shapfed)
