@@ -93,21 +93,18 @@ def settings(args: argparse.Namespace):
     return AequaSettings.from_block(section(args, "aequa"))
 
 
+def job_inputs(args: argparse.Namespace):
+    """A training command's root seed, device, dataset (``--dataset``, ``--dataset-file``) and config id (``--cfg``)."""
+    from fairshare.papers.aequa.experiment import JobInputs
+
+    return JobInputs(section(args, "seed"), section(args, "device"), args.dataset, args.dataset_file, args.cfg)
+
+
 def run(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa.experiment import MAIN_METHODS, train_runs
 
     runs = parse_runs(args, MAIN_METHODS)
-    trained = train_runs(
-        settings(args),
-        section(args, "seed"),
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        args.partition,
-        runs,
-        args.cfg,
-    )
-    write_runs(runs, trained)
+    write_runs(runs, train_runs(settings(args), job_inputs(args), args.partition, runs))
 
 
 def summarize(args: argparse.Namespace) -> None:

@@ -22,7 +22,7 @@ from fairshare import seeding
 from fairshare.config import ConfigError
 from fairshare.papers.aequa.federation import Contributions, Job, Setting, prepare
 from fairshare.papers.aequa.methods import METHODS, Context, Experiment, train
-from fairshare.papers.aequa.settings import AequaSettings, PerDataset
+from fairshare.papers.aequa.settings import AequaSettings, Partition, PerDataset
 from fairshare.papers.aequa.settings import describe_per_dataset as describe_per_dataset
 from fairshare.papers.aequa.settings import lookup as lookup
 
@@ -52,30 +52,59 @@ def job_order(runs: Sequence[Run]) -> list[Run]:
     return ordered
 
 
+@dataclasses.dataclass(frozen=True)
+class JobInputs:
+    """What a training command hands its job: the root seed, the device, the dataset (configured name and cache) and
+    the id of the job's config (its --cfg, part of every run's settings hash)."""
+
+    root: int
+    device: str
+    dataset: str
+    dataset_file: str
+    cfg_id: str
+
+    def setting(self, settings: AequaSettings, partition: Partition, run: Run, p_min: PerDataset, **options) -> Setting:
+        """The federation of ``run`` on this job's dataset (``options``: :func:`~federation.prepare`'s)."""
+        return prepare(
+            settings,
+            self.root,
+            self.device,
+            self.dataset,
+            self.dataset_file,
+            partition,
+            run.seed,
+            p_min=p_min,
+            **options,
+        )
+
+
 ContributionSource = Literal["job", "files", "none"]
 
 
 def run_job(
     experiment: Experiment,
     settings: AequaSettings,
+    inputs: JobInputs,
     runs: Sequence[Run],
-    setting: Callable[[Run, PerDataset], Setting],
     *,
-    dataset: str,
     partition: str,
-    root: int,
-    cfg_id: str,
     contributions: ContributionSource,
     standalone_files: Mapping[int, str] | None = None,
+    setting: Callable[[Run, PerDataset], Setting] | None = None,
 ) -> Iterator[tuple[Run, dict]]:
     """Train the runs of one job, yielding each run's result fields as soon as it is done.
 
-    Torch is seeded from ``experiment.torch_stream`` (of ``dataset``, ``partition`` and the method) before
-    ``setting(run, p_min)`` builds the run's federation. ``contributions`` says where the standalone accuracies come
-    from: the job's own standalone runs (``job``: each seed's standalone run is trained first, :func:`job_order`),
-    ``standalone_files`` (seed -> the main experiments' standalone run) or nowhere. ``cfg_id`` names the job's config
-    (its --cfg) in the settings hash.
+    Torch is seeded from ``experiment.torch_stream`` (of the dataset, ``partition`` and the method) before the run's
+    federation is built: on the configured ``partition``, or by ``setting(run, p_min)``. ``contributions`` says where
+    the standalone accuracies come from: the job's own standalone runs (``job``: each seed's standalone run is trained
+    first, :func:`job_order`), ``standalone_files`` (seed -> the main experiments' standalone run) or nowhere.
     """
+    if setting is None:
+        entry = settings.partition(partition)
+
+        def setting(run: Run, p_min: PerDataset) -> Setting:
+            return inputs.setting(settings, entry, run, p_min)
+
     from fairshare.io import read_json
     from fairshare.learning.rounds import settings_hash
 
@@ -84,8 +113,8 @@ def run_job(
         if contributions == "files" and run.seed not in standalone_files:
             raise ConfigError(f"seed {run.seed} needs its standalone run (the contributions)")
         started = time.perf_counter()
-        method, names = METHODS[run.method], dict(dataset=dataset, partition=partition, method=run.method)
-        seeding.seed_torch_for_run(root, experiment.torch_stream.format(**names), run.seed)
+        method, names = METHODS[run.method], dict(dataset=inputs.dataset, partition=partition, method=run.method)
+        seeding.seed_torch_for_run(inputs.root, experiment.torch_stream.format(**names), run.seed)
         st = setting(run, settings.p_min_ablation if method.lower_p_min else settings.p_min)
         if run.method == "standalone" or contributions == "none":
             known = None
@@ -94,7 +123,7 @@ def run_job(
             known = Contributions.of_standalone(read_json(path), len(st.clients), str(path))
         else:
             known = trained[run.seed]
-        digest = settings_hash(cfg_id, experiment.name, *names.values(), run.seed, st.fingerprint(), known)
+        digest = settings_hash(inputs.cfg_id, experiment.name, *names.values(), run.seed, st.fingerprint(), known)
         joining = experiment.joining(st)
         fit = joining.rates if joining.rates is not None else (None if known is None else known.fit)
         ctx = Context(
@@ -184,30 +213,8 @@ MAIN = Experiment("main", "aequa/torch/{dataset}/{partition}/{method}", allocate
 
 
 def train_runs(
-    settings: AequaSettings,
-    root: int,
-    device_name: str,
-    dataset: str,
-    dataset_file: str,
-    partition: str,
-    runs: Sequence[Run],
-    cfg_id: str,
+    settings: AequaSettings, inputs: JobInputs, partition: str, runs: Sequence[Run]
 ) -> Iterator[tuple[Run, dict]]:
     """The main experiments' runs of one job (one dataset and partition): each seed's standalone run (the
     contributions), then its other methods."""
-    entry = settings.partition(partition)
-
-    def setting(run: Run, p_min: PerDataset) -> Setting:
-        return prepare(settings, root, device_name, dataset, dataset_file, entry, run.seed, p_min=p_min)
-
-    return run_job(
-        MAIN,
-        settings,
-        runs,
-        setting,
-        dataset=dataset,
-        partition=partition,
-        root=root,
-        cfg_id=cfg_id,
-        contributions="job",
-    )
+    return run_job(MAIN, settings, inputs, runs, partition=partition, contributions="job")

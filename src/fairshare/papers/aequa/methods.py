@@ -204,28 +204,36 @@ def _cgsv_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------- Aequa
-def aequa_step(ctx: Context, label: str = ""):
-    """Algorithm 1's round on the setting; ``label`` names its width-sampling stream (default: the experiment's)."""
-    from fairshare.learning import aequa as aq
-
+def _slimmable_training(ctx: Context, stream: str) -> dict[str, Any]:
+    """What Algorithms 1 and 2 share: the setting's model, clients and optimiser, the width-sampling stream
+    ``stream``, the discrete width grid (batch-norm models) and the configured width training."""
     st, s = ctx.st, ctx.settings
-    stream = f"aequa/widths/{st.key}/{label or ctx.experiment.width_stream or ctx.method}"
-    return aq.aequa_step(
-        st.model,
-        st.clients,
-        st.train,
+    return dict(
+        model=st.model,
+        clients=st.clients,
+        settings=st.train,
         order_rng=st.order_rng,
         width_rng=lambda r, i: st.stream(stream, r, i),
         p_min=st.p_min,
-        p_max=st.p_max,
-        grid=None if st.bn_grid is None else st.bn_grid.tolist(),
+        grid=_grid(st),
         subwidth_mode=s.subwidth_mode,
         lr_at=st.lr_at,
         weighted=s.train.weighted_aggregation,
         width_loss=s.width_loss,
-        participants=ctx.participants,
         executor=st.executor,
     )
+
+
+def _grid(st: Setting) -> list | None:
+    return None if st.bn_grid is None else st.bn_grid.tolist()
+
+
+def aequa_step(ctx: Context, label: str = ""):
+    """Algorithm 1's round on the setting; ``label`` names its width-sampling stream (default: the experiment's)."""
+    from fairshare.learning import aequa as aq
+
+    stream = f"aequa/widths/{ctx.st.key}/{label or ctx.experiment.width_stream or ctx.method}"
+    return aq.aequa_step(**_slimmable_training(ctx, stream), p_max=ctx.st.p_max, participants=ctx.participants)
 
 
 def _aequa_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
@@ -233,32 +241,16 @@ def _aequa_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------- Algorithm 2
-def _grid(st: Setting) -> list | None:
-    return None if st.bn_grid is None else st.bn_grid.tolist()
-
-
 def _training_time_step(ctx: Context):
     from fairshare.learning.aequa_training_time import training_time_step
 
-    st, s, tt = ctx.st, ctx.settings, ctx.experiment.training_time
-    stream = f"aequa/training_time/widths/{st.key}/{ctx.method}"
+    tt = ctx.experiment.training_time
     return training_time_step(
-        st.model,
-        st.clients,
-        st.train,
-        order_rng=st.order_rng,
-        width_rng=lambda r, i: st.stream(stream, r, i),
-        p_min=st.p_min,
+        **_slimmable_training(ctx, f"aequa/training_time/widths/{ctx.st.key}/{ctx.method}"),
         ca=METHODS[ctx.method].assessment,
         beta=tt.beta,
         last_k=tt.last_k,
         min_score=tt.min_score,
-        grid=_grid(st),
-        subwidth_mode=s.subwidth_mode,
-        lr_at=st.lr_at,
-        weighted=s.train.weighted_aggregation,
-        width_loss=s.width_loss,
-        executor=st.executor,
     )
 
 

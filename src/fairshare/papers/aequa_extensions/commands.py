@@ -8,7 +8,7 @@ import argparse
 
 from fairshare.cli import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_text
-from fairshare.papers.aequa.commands import parse_runs, runs_argument, write_runs
+from fairshare.papers.aequa.commands import job_inputs, parse_runs, runs_argument, write_runs
 
 GROUP = "aequa-ext"
 HELP = "Aequa extensions: participation-rate contributions (Table 3, Fig. 2), training-time rewards (Figs 3-4), FEMNIST at scale (Table 4, Fig. 5)"
@@ -130,16 +130,7 @@ def participation(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions.experiment import PARTICIPATION_METHODS, participation_runs
 
     runs = parse_runs(args, PARTICIPATION_METHODS)
-    trained = participation_runs(
-        settings(args),
-        section(args, "seed"),
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        runs,
-        args.cfg,
-    )
-    write_runs(runs, trained)
+    write_runs(runs, participation_runs(settings(args), job_inputs(args), runs))
 
 
 def participation_summary(args: argparse.Namespace) -> None:
@@ -164,18 +155,8 @@ def training_time(args: argparse.Namespace) -> None:
     runs = parse_runs(args, TRAINING_TIME_METHODS)
     if not all(seed.isdigit() for seed, _ in args.standalone):
         raise CommandError("--standalone SEED JSON: the seed is a seed index")
-    trained = training_time_runs(
-        settings(args),
-        section(args, "seed"),
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        args.partition,
-        runs,
-        {int(seed): path for seed, path in args.standalone},
-        args.cfg,
-    )
-    write_runs(runs, trained)
+    standalone = {int(seed): path for seed, path in args.standalone}
+    write_runs(runs, training_time_runs(settings(args), job_inputs(args), args.partition, runs, standalone))
 
 
 def training_time_summary(args: argparse.Namespace) -> None:
@@ -198,33 +179,14 @@ def scale(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions.experiment import SCALE_METHODS, scale_runs
 
     runs = parse_runs(args, SCALE_METHODS)
-    trained = scale_runs(
-        settings(args),
-        section(args, "seed"),
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        args.writers,
-        runs,
-        args.cfg,
-    )
-    write_runs(runs, trained)
+    write_runs(runs, scale_runs(settings(args), job_inputs(args), args.writers, runs))
 
 
 def scale_overhead(args: argparse.Namespace) -> None:
     """Seconds per round of FedAvg and of Aequa's slimmable training, measured alternately in one process (Sec. 6.6)."""
     from fairshare.papers.aequa_extensions import experiment as ex
 
-    rows = ex.scale_overhead(
-        settings(args),
-        section(args, "seed"),
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        args.writers,
-        args.checkpoint,
-        args.cfg,
-    )
+    rows = ex.scale_overhead(settings(args), job_inputs(args), args.writers, args.checkpoint)
     write_csv(args.output, rows)
     write_text(args.summary, ex.overhead_summary(rows))
     discard_checkpoints_when_done([args.checkpoint])

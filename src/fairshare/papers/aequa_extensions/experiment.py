@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from fairshare.config import ConfigError
-from fairshare.papers.aequa.experiment import Run, run_job
-from fairshare.papers.aequa.federation import Setting, prepare
+from fairshare.papers.aequa.experiment import JobInputs, Run, run_job
+from fairshare.papers.aequa.federation import Setting
 from fairshare.papers.aequa.methods import Context, Experiment, Joining
 from fairshare.papers.aequa.settings import ExtensionSettings, PerDataset, Scale
 from fairshare.papers.aequa.tables import pearson, width_curve_rows
@@ -41,16 +41,6 @@ def _anneal(ctx: Context, target: np.ndarray, fitted: np.ndarray, stream: str, *
     from fairshare.games.aequa_allocation import anneal
 
     return anneal(target, fitted, ctx.st.stream(stream, *keys), **ctx.settings.allocation.annealing())
-
-
-def _setting(settings: ExtensionSettings, root: int, device: str, dataset: str, dataset_file: str, partition: str):
-    """``run_job``'s setting builder for a configured partition."""
-    entry = settings.aequa.partition(partition)
-
-    def setting(run: Run, p_min: PerDataset) -> Setting:
-        return prepare(settings.aequa, root, device, dataset, dataset_file, entry, run.seed, p_min=p_min)
-
-    return setting
 
 
 # ----------------------------------------------------------------------------------------------- participation
@@ -110,13 +100,7 @@ def participation_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
 
 
 def participation_runs(
-    settings: ExtensionSettings,
-    root: int,
-    device: str,
-    dataset: str,
-    dataset_file: str,
-    runs: Sequence[Run],
-    cfg_id: str,
+    settings: ExtensionSettings, inputs: JobInputs, runs: Sequence[Run]
 ) -> Iterator[tuple[Run, dict]]:
     """The participation runs of one job (dataset), each run's result fields as soon as it is done."""
     pc = settings.participation
@@ -128,18 +112,7 @@ def participation_runs(
         sampling_stream="aequa/participation/sampling",
         joining=bernoulli_joining(pc.rate_range),
     )
-    setting = _setting(settings, root, device, dataset, dataset_file, pc.partition)
-    return run_job(
-        experiment,
-        settings.aequa,
-        runs,
-        setting,
-        dataset=dataset,
-        partition=pc.partition,
-        root=root,
-        cfg_id=cfg_id,
-        contributions="none",
-    )
+    return run_job(experiment, settings.aequa, inputs, runs, partition=pc.partition, contributions="none")
 
 
 def participation_results(runs: list[dict]):
@@ -220,15 +193,7 @@ def round_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
 
 
 def training_time_runs(
-    settings: ExtensionSettings,
-    root: int,
-    device: str,
-    dataset: str,
-    dataset_file: str,
-    partition: str,
-    runs: Sequence[Run],
-    standalone: Mapping[int, str],
-    cfg_id: str,
+    settings: ExtensionSettings, inputs: JobInputs, partition: str, runs: Sequence[Run], standalone: Mapping[int, str]
 ) -> Iterator[tuple[Run, dict]]:
     """The training-time runs of one job (setting), each evaluated every ``eval_every`` rounds (and the last) against
     the test split's contributions; ``standalone``: seed -> the main experiments' standalone run of that seed."""
@@ -240,16 +205,12 @@ def training_time_runs(
         measure_every=tt.eval_every,
         training_time=tt,
     )
-    setting = _setting(settings, root, device, dataset, dataset_file, partition)
     return run_job(
         experiment,
         settings.aequa,
+        inputs,
         runs,
-        setting,
-        dataset=dataset,
         partition=partition,
-        root=root,
-        cfg_id=cfg_id,
         contributions="files",
         standalone_files=standalone,
     )
@@ -299,7 +260,7 @@ def final_width_correlations(runs: list[dict]):
 
 # ----------------------------------------------------------------------------------------------- writer scale
 def _scale_setting(
-    settings: ExtensionSettings, root: int, device: str, dataset: str, dataset_file: str, writers: str | None
+    settings: ExtensionSettings, inputs: JobInputs, writers: str | None
 ) -> Callable[[Run, PerDataset], Setting]:
     """``run_job``'s setting builder for the scale runs: writer clients (real writer ids with ``writers``)."""
     from fairshare.data.partition import by_writer
@@ -324,18 +285,7 @@ def _scale_setting(
     training = sc.training(settings.aequa)
 
     def setting(run: Run, p_min: PerDataset) -> Setting:
-        st = prepare(
-            training,
-            root,
-            device,
-            dataset,
-            dataset_file,
-            sc.partition,
-            run.seed,
-            p_min=p_min,
-            clients=sc.clients,
-            partition_override=override,
-        )
+        st = inputs.setting(training, sc.partition, run, p_min, clients=sc.clients, partition_override=override)
         return dataclasses.replace(st, info={k: v for k, v in st.info.items() if k != "class_counts"})
 
     return setting
@@ -383,40 +333,22 @@ def _scale_experiment(settings: ExtensionSettings, name: str, torch_stream: str,
 
 
 def scale_runs(
-    settings: ExtensionSettings,
-    root: int,
-    device: str,
-    dataset: str,
-    dataset_file: str,
-    writers: str | None,
-    runs: Sequence[Run],
-    cfg_id: str,
+    settings: ExtensionSettings, inputs: JobInputs, writers: str | None, runs: Sequence[Run]
 ) -> Iterator[tuple[Run, dict]]:
     """The scale runs of one job, each seed's standalone run first (the contributions of its other methods)."""
     sc = settings.scale
     return run_job(
         _scale_experiment(settings, "scale", "aequa/scale/torch/{dataset}/{method}"),
         sc.training(settings.aequa),
+        inputs,
         runs,
-        _scale_setting(settings, root, device, dataset, dataset_file, writers),
-        dataset=dataset,
         partition=sc.partition.name,
-        root=root,
-        cfg_id=cfg_id,
         contributions="job",
+        setting=_scale_setting(settings, inputs, writers),
     )
 
 
-def scale_overhead(
-    settings: ExtensionSettings,
-    root: int,
-    device: str,
-    dataset: str,
-    dataset_file: str,
-    writers: str | None,
-    checkpoint: str | None,
-    cfg_id: str,
-):
+def scale_overhead(settings: ExtensionSettings, inputs: JobInputs, writers: str | None, checkpoint: str | None):
     """Seconds per round of FedAvg and of Aequa's slimmable training on the scale federation (seed 0), each round
     timed for both in one process (so both see the same machine load), each method continuing from its own model
     (Sec. 6.6): one row per (method, round)."""
@@ -427,13 +359,11 @@ def scale_overhead(
     ((_, out),) = run_job(
         experiment,
         sc.training(settings.aequa),
+        inputs,
         [Run(0, "overhead", None, checkpoint)],
-        _scale_setting(settings, root, device, dataset, dataset_file, writers),
-        dataset=dataset,
         partition=sc.partition.name,
-        root=root,
-        cfg_id=cfg_id,
         contributions="none",
+        setting=_scale_setting(settings, inputs, writers),
     )
     frame = pd.DataFrame(
         [{"method": row["metric"], "round": row["round"], "seconds": row["value"]} for row in out["seconds"]]
