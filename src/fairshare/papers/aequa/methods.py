@@ -362,23 +362,26 @@ def evaluation(contributions: np.ndarray, rewards: dict) -> dict:
     return out
 
 
+def _measured(ctx: Context, method: Method, step: Callable, every: int, last: int) -> Callable:
+    """``step`` whose metrics are the method's rewards evaluated after every ``every``-th round and the last
+    (Figs 3-4), against the test split's contributions."""
+
+    def measured(r: int, state: Any) -> tuple[Any, list[dict], int]:
+        state, _, samples = step(r, state)
+        due = (r + 1) % every == 0 or r == last - 1
+        rows = [evaluation(ctx.contributions.test, method.rewards(ctx, state, r + 1))] if due else []
+        return state, rows, samples
+
+    return measured
+
+
 def train(ctx: Context) -> dict:
     """Train ``ctx.method`` on the run's setting: its rewards after training, or with ``measure_every`` the history of
     its rewards evaluated during training (``history``); a timing entry gives its per-round seconds (``seconds``)."""
-    method = METHODS[ctx.method]
-    step, every, last = method.step(ctx), ctx.experiment.measure_every, method.rounds(ctx)
+    method, every = METHODS[ctx.method], ctx.experiment.measure_every
+    step, last = method.step(ctx), method.rounds(ctx)
     if every:
-        inner = step
-
-        def step(r: int, state: Any) -> tuple[Any, list[dict], int]:
-            state, _, samples = inner(r, state)
-            due = (r + 1) % every == 0 or r == last - 1
-            return (
-                state,
-                [evaluation(ctx.contributions.test, method.rewards(ctx, state, r + 1))] if due else [],
-                samples,
-            )
-
+        step = _measured(ctx, method, step, every, last)
     state, history = ctx.job.rounds(step, method.start(ctx), last, desc=ctx.method)
     if every:
         return {"history": history}

@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 
 from fairshare.papers.aequa.settings import ExtensionSettings
+from fairshare.papers.aequa.tables import BASELINES
 from fairshare.papers.aequa_extensions.experiment import LABELS, PARTICIPATION_METHODS, TRAINING_TIME_METHODS
 from fairshare.report import Claim
 
 PAPER = "aequa"
-BASELINES = ("fedavg_ft", "cgsv", "iafl")
 
 
 def _ranking(values: dict[str, float]) -> list[str]:
