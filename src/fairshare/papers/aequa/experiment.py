@@ -99,19 +99,21 @@ def run_job(
     the standalone accuracies come from: the job's own standalone runs (``job``: each seed's standalone run is trained
     first, :func:`job_order`), ``standalone_files`` (seed -> the main experiments' standalone run) or nowhere.
     """
+    from fairshare.io import read_json
+    from fairshare.learning.rounds import settings_hash
+
     if setting is None:
         entry = settings.partition(partition)
 
         def setting(run: Run, p_min: PerDataset) -> Setting:
             return inputs.setting(settings, entry, run, p_min)
 
-    from fairshare.io import read_json
-    from fairshare.learning.rounds import settings_hash
-
     trained: dict[int, Contributions] = {}
     for run in job_order(runs) if contributions == "job" else runs:
         if contributions == "files" and run.seed not in standalone_files:
-            raise ConfigError(f"seed {run.seed} needs its standalone run (the contributions)")
+            raise ConfigError(
+                f"seed {run.seed} of {inputs.dataset}/{partition} needs its standalone run (the contributions)"
+            )
         started = time.perf_counter()
         method, names = METHODS[run.method], dict(dataset=inputs.dataset, partition=partition, method=run.method)
         seeding.seed_torch_for_run(inputs.root, experiment.torch_stream.format(**names), run.seed)
