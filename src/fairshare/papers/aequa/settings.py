@@ -229,8 +229,16 @@ class AequaSettings:
         raise ConfigError(f"partition '{name}' is not in aequa.partitions")
 
 
+class _Block:
+    """A settings record read field by field from its config block."""
+
+    @classmethod
+    def from_block(cls, block: Mapping[str, Any]) -> Any:
+        return cls(**_fields(cls, block))
+
+
 @dataclass(frozen=True)
-class Participation:
+class Participation(_Block):
     """Participation rate as the contribution (Sec. 6.4, Table 3, Fig. 2)."""
 
     datasets: tuple[str, ...]
@@ -240,7 +248,7 @@ class Participation:
 
 
 @dataclass(frozen=True)
-class TrainingTime:
+class TrainingTime(_Block):
     """Training-time rewards (Sec. 4.3 and 6.5, Algorithm 2, Figs 3-4)."""
 
     datasets: tuple[str, ...]
@@ -293,14 +301,12 @@ class ExtensionSettings:
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> ExtensionSettings:
-        def part(name: str, kind: type) -> Any:
-            if name not in block:
-                return None
-            return kind.from_block(block[name]) if kind is Scale else kind(**_fields(kind, block[name]))
+        def extension(name: str, kind: type) -> Any:
+            return kind.from_block(block[name]) if name in block else None
 
         return cls(
             aequa=AequaSettings.from_block(block),
-            participation=part("participation", Participation),
-            training_time=part("training_time", TrainingTime),
-            scale=part("scale", Scale),
+            participation=extension("participation", Participation),
+            training_time=extension("training_time", TrainingTime),
+            scale=extension("scale", Scale),
         )
