@@ -35,3 +35,17 @@ def generator(root_seed: int, stream: str, *keys: int) -> np.random.Generator:
 def integer_seed(root_seed: int, stream: str, *keys: int) -> int:
     """A 63-bit integer seed for libraries that need one (``torch.Generator.manual_seed``)."""
     return int(seed_sequence(root_seed, stream, *keys).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def torch_seed(root_seed: int, stream: str, *keys: int) -> int:
+    """The 31-bit seed of ``stream`` that torch is seeded with (``torch.manual_seed`` takes any 64-bit value; 31 bits
+    keep the seeds of existing results unchanged)."""
+    return integer_seed(root_seed, stream, *keys) % 2**31
+
+
+def seed_torch_for_run(root_seed: int, stream: str, *keys: int) -> None:
+    """Seed torch (and make cuDNN deterministic) before a training run, from the run's own stream: a run's result
+    then does not depend on the runs trained before it in the same process."""
+    from fairshare.learning.engine import set_deterministic
+
+    set_deterministic(torch_seed(root_seed, stream, *keys))

@@ -8,6 +8,7 @@ import torch
 
 from fairshare.learning import aequa as aq
 from fairshare.learning.engine import ClientData, TrainSettings, local_train
+from fairshare.learning.rounds import run_rounds
 from fairshare.learning.slimmable import SlimmableCNN, SlimmableMLP, set_width, width_masks
 
 
@@ -119,16 +120,15 @@ def test_training_learns_and_the_curve_spans_the_grid(digits_clients):
     torch.manual_seed(0)
     model = SlimmableMLP((1, 8, 8), 10, hidden=(64, 64))
     init = {k: v.clone() for k, v in model.state_dict().items()}
-    state = aq.train_aequa(
+    step = aq.aequa_step(
         model,
-        init,
         clients,
         TrainSettings(epochs=1, batch_size=16, lr=0.1, momentum=0.9),
-        rounds=5,
         order_rng=lambda r, i: np.random.default_rng([r, i]),
         width_rng=lambda r, i: np.random.default_rng([9, r, i]),
         p_min=0.25,
     )
+    state, _ = run_rounds(step, init, 5, settings="", progress=False)
     widths = aq.width_grid(0.25, 0.25)
     curve = aq.width_accuracy_curve(model, state, widths, xt, yt, 10)
     assert widths.tolist() == [0.25, 0.5, 0.75, 1.0] and curve.shape == (4,)

@@ -8,14 +8,16 @@ import pytest
 import torch
 
 from fairshare.learning import baselines
-from fairshare.learning.aequa import train_aequa
+from fairshare.learning.aequa import aequa_step
 from fairshare.learning.aequa_training_time import (
     last_layer_keys,
     slice_scores,
-    train_aequa_training_time,
+    training_time_start,
+    training_time_step,
     widths_from_contributions,
 )
 from fairshare.learning.engine import ClientData, TrainSettings
+from fairshare.learning.rounds import run_rounds
 from fairshare.learning.slimmable import SlimmableCNN, SlimmableMLP
 
 SETTINGS = TrainSettings(epochs=1, batch_size=16, lr=0.05, momentum=0.9)
@@ -27,6 +29,23 @@ def _clients(x, y, n, size=120):
 
 def _order(r, i):
     return np.random.default_rng([7, r, i])
+
+
+def _rounds(step, start, rounds: int):
+    """A method's final state after ``rounds`` rounds of its step, as the pipeline (and a notebook) runs it."""
+    return run_rounds(step, start, rounds, settings="", progress=False)[0]
+
+
+def _fedavg(model, init, clients, order, participants=None):
+    step = baselines.fedavg_step(model, clients, SETTINGS, order, executor="sequential", participants=participants)
+    return _rounds(step, init, 2)
+
+
+def _aequa(model, init, clients, order, width_rng, participants=None):
+    step = aequa_step(
+        model, clients, SETTINGS, order_rng=order, width_rng=width_rng, p_min=0.3, participants=participants
+    )
+    return _rounds(step, init, 2)
 
 
 def _mlp_and_init():
@@ -63,10 +82,8 @@ def test_everyone_participating_equals_full_participation(digits_tensors):
     x, y = digits_tensors
     clients = _clients(x, y, 3)
     model, init = _mlp_and_init()
-    plain = baselines.fedavg(model, init, clients, SETTINGS, 2, _order, executor="sequential")
-    everyone = baselines.fedavg(
-        model, init, clients, SETTINGS, 2, _order, executor="sequential", participants=lambda r: np.arange(3)
-    )
+    plain = _fedavg(model, init, clients, _order)
+    everyone = _fedavg(model, init, clients, _order, participants=lambda r: np.arange(3))
     for k in plain:
         assert torch.equal(plain[k], everyone[k])
 
@@ -81,25 +98,19 @@ def test_absent_clients_do_not_shape_the_model(digits_tensors):
     assert all(
         torch.equal(a, b)
         for a, b in zip(
-            baselines.fedavg(
-                model, init, clients, SETTINGS, 2, _order, executor="sequential", participants=skip_first
-            ).values(),
-            baselines.fedavg(model, init, clients[1:], SETTINGS, 2, shifted, executor="sequential").values(),
+            _fedavg(model, init, clients, _order, participants=skip_first).values(),
+            _fedavg(model, init, clients[1:], shifted).values(),
         )
     )
-    server, locals_, reputation = baselines.cgsv(
-        model, init, clients, SETTINGS, 2, _order, executor="sequential", participants=skip_first
-    )
+    cgsv = baselines.cgsv_step(model, clients, SETTINGS, _order, executor="sequential", participants=skip_first)
+    state = _rounds(cgsv, baselines.cgsv_start(init, clients), 2)
+    locals_, reputation = state["locals"], np.array(state["history"])
     assert all(torch.equal(locals_[0][k], init[k]) for k in init)  # the absent client received nothing
     assert not any(torch.equal(locals_[1][k], init[k]) for k in init if k.endswith("weight"))
     assert reputation.shape == (2, 3) and np.isclose(reputation[-1].sum(), 1.0)
     width_rng = lambda r, i: np.random.default_rng([9, r, i])  # noqa: E731
-    a = train_aequa(
-        model, init, clients, SETTINGS, 2, order_rng=_order, width_rng=width_rng, p_min=0.3, participants=skip_first
-    )
-    b = train_aequa(
-        model, init, clients[1:], SETTINGS, 2, order_rng=shifted, width_rng=lambda r, i: width_rng(r, i + 1), p_min=0.3
-    )
+    a = _aequa(model, init, clients, _order, width_rng, participants=skip_first)
+    b = _aequa(model, init, clients[1:], shifted, lambda r, i: width_rng(r, i + 1))
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
@@ -114,32 +125,26 @@ def test_a_label_noise_free_rider_gets_the_smallest_model(digits_tensors, ca):
     torch.manual_seed(0)
     model = SlimmableCNN((1, 8, 8), 10, convs=1)
     init = {k: v.clone() for k, v in model.state_dict().items()}
-    run = train_aequa_training_time(
-        model,
-        init,
-        clients,
-        SETTINGS,
-        6,
-        order_rng=_order,
-        width_rng=lambda r, i: np.random.default_rng([3, r, i]),
-        p_min=0.2,
-        ca=ca,
-        beta=0.5,
-    )
-    assert run.widths.shape == (6, 4) and run.contributions.shape == (6, 4) and run.scores.shape == (6, 4)
-    final = run.widths[-1]
+
+    def algorithm_2() -> dict:
+        step = training_time_step(
+            model,
+            clients,
+            SETTINGS,
+            order_rng=_order,
+            width_rng=lambda r, i: np.random.default_rng([3, r, i]),
+            p_min=0.2,
+            ca=ca,
+            beta=0.5,
+        )
+        return _rounds(step, training_time_start(init, len(clients), 0.2), 6)
+
+    run = algorithm_2()
+    widths = np.array(run["history_widths"])
+    assert widths.shape == (6, 4) and np.array(run["history_contributions"]).shape == (6, 4)
+    assert np.array(run["history_scores"]).shape == (6, 4)
+    final = widths[-1]
     assert np.all((final >= 0.2) & (final <= 1.0)) and final.max() == 1.0
     assert final[0] < final[1:].min()
-    again = train_aequa_training_time(
-        model,
-        init,
-        clients,
-        SETTINGS,
-        6,
-        order_rng=_order,
-        width_rng=lambda r, i: np.random.default_rng([3, r, i]),
-        p_min=0.2,
-        ca=ca,
-        beta=0.5,
-    )
-    assert all(torch.equal(run.state[k], again.state[k]) for k in run.state)
+    again = algorithm_2()
+    assert all(torch.equal(run["model"][k], again["model"][k]) for k in run["model"])

@@ -8,6 +8,7 @@ import torch
 
 from fairshare.learning import baselines
 from fairshare.learning.engine import ClientData, TrainSettings, balanced_accuracy_of, local_train
+from fairshare.learning.rounds import run_rounds
 from fairshare.learning.slimmable import SlimmableMLP
 
 SETTINGS = TrainSettings(epochs=1, batch_size=16, lr=0.05, momentum=0.9)
@@ -31,6 +32,31 @@ def setup():
     return model, {k: v.clone() for k, v in model.state_dict().items()}, clients, (x[1400:], y[1400:])
 
 
+def _rounds(step, start, rounds: int):
+    """A method's final state after ``rounds`` rounds of its step, as the pipeline (and a notebook) runs it."""
+    return run_rounds(step, start, rounds, settings="", progress=False)[0]
+
+
+def _fedavg(model, init, clients, rounds: int):
+    return _rounds(baselines.fedavg_step(model, clients, SETTINGS, order, executor="sequential"), init, rounds)
+
+
+def _iafl(model, init, clients, rounds: int, contributions, sampling, **options) -> dict:
+    step = baselines.iafl_step(model, clients, SETTINGS, order, contributions, sampling, **options)
+    return _rounds(step, baselines.iafl_start(init, clients), rounds)
+
+
+def _cgsv(model, init, clients, rounds: int, **options) -> dict:
+    step = baselines.cgsv_step(model, clients, SETTINGS, order, **options)
+    return _rounds(step, baselines.cgsv_start(init, clients), rounds)
+
+
+def _standalone(model, init, clients, epochs: int, lr_at=None) -> list:
+    phases = baselines.standalone_phases(epochs, SETTINGS.lr, lr_at)
+    step = baselines.standalone_step(model, clients, SETTINGS, order, phases, executor="sequential")
+    return _rounds(step, [init] * len(clients), len(phases))
+
+
 def _close(a, b, atol=1e-5):
     return all(torch.allclose(a[k], b[k], atol=atol) for k in a)
 
@@ -45,7 +71,7 @@ def test_sparsify_keeps_the_largest_fraction_per_tensor():
 
 def test_standalone_is_local_training_for_all_epochs(setup):
     model, init, clients, _ = setup
-    alone = baselines.standalone(model, init, clients, SETTINGS, 3, order, executor="sequential")
+    alone = _standalone(model, init, clients, 3)
     ref = local_train(
         model,
         init,
@@ -55,57 +81,37 @@ def test_standalone_is_local_training_for_all_epochs(setup):
         executor="sequential",
     )
     assert all(_close(a, r) for a, r in zip(alone, ref))
-    staged = baselines.standalone(
-        model, init, clients, SETTINGS, 3, order, lr_at=lambda e: 0.05 if e < 2 else 0.005, executor="sequential"
-    )
+    staged = _standalone(model, init, clients, 3, lr_at=lambda e: 0.05 if e < 2 else 0.005)
     assert not _close(staged[0], alone[0])  # the learning-rate drop after epoch 2 changes the result
 
 
 def test_iafl_with_equal_contributions_is_fedavg(setup):
     model, init, clients, _ = setup
-    glob = baselines.fedavg(model, init, clients, SETTINGS, 2, order, executor="sequential")
-    server, locals_ = baselines.iafl(
-        model,
-        init,
-        clients,
-        SETTINGS,
-        2,
-        order,
-        [0.8, 0.8, 0.8],
-        lambda r: np.random.default_rng(r),
-        executor="sequential",
-    )
-    assert _close(server, glob) and all(_close(s, glob) for s in locals_)
+    glob = _fedavg(model, init, clients, 2)
+    state = _iafl(model, init, clients, 2, [0.8, 0.8, 0.8], lambda r: np.random.default_rng(r), executor="sequential")
+    assert _close(state["server"], glob) and all(_close(s, glob) for s in state["locals"])
 
 
 def test_iafl_low_contributors_receive_fewer_updates(setup):
     model, init, clients, (xt, yt) = setup
-    server, locals_ = baselines.iafl(
-        model,
-        init,
-        clients,
-        SETTINGS,
-        2,
-        order,
-        [0.9, 0.5, 0.1],
-        lambda r: np.random.default_rng(r),
-        executor="sequential",
-    )
+    state = _iafl(model, init, clients, 2, [0.9, 0.5, 0.1], lambda r: np.random.default_rng(r), executor="sequential")
+    server, locals_ = state["server"], state["locals"]
     assert _close(locals_[0], server)  # the top contributor receives every update (gamma = 1)
     assert not _close(locals_[2], server)  # gamma = 1/9: only ceil(2/9) = 1 other update
 
 
-def test_fedavg_ft_fine_tunes_the_global_model(setup):
+def test_fedavg_ft_fine_tunes_the_global_model_on_each_client(setup):
     model, init, clients, _ = setup
-    glob, tuned = baselines.fedavg_ft(model, init, clients, SETTINGS, 2, order, executor="sequential")
-    assert _close(glob, baselines.fedavg(model, init, clients, SETTINGS, 2, order, executor="sequential"))
+    glob = _fedavg(model, init, clients, 2)
+    tuned = baselines.finetune(model, glob, clients, SETTINGS, 1, order, 2, executor="sequential")
     ref = local_train(model, glob, clients, SETTINGS, generators=[order(2, i) for i in range(3)], executor="sequential")
     assert all(_close(t, r) for t, r in zip(tuned, ref)) and not _close(tuned[0], tuned[1])
 
 
 def test_cgsv_reputations_and_contribution_dependent_rewards(setup):
     model, init, clients, (xt, yt) = setup
-    server, locals_, reps = baselines.cgsv(model, init, clients, SETTINGS, 3, order, gamma=0.5)
+    state = _cgsv(model, init, clients, 3, gamma=0.5)
+    server, locals_, reps = state["server"], state["locals"], np.array(state["history"])
     assert reps.shape == (3, 3) and np.allclose(reps.sum(axis=1), 1.0) and np.all(reps >= 1e-3 / 1.01)
     keys = [n for n, _ in model.named_parameters()]
     step = torch.cat([(server[k] - init[k]).flatten() for k in keys]).norm()
@@ -120,8 +126,6 @@ def test_cgsv_reputations_and_contribution_dependent_rewards(setup):
 
 def test_steps_through_the_round_driver_resume_exactly(setup, tmp_path):
     """A CGSV run interrupted after round 2 and resumed from its checkpoint reaches the uninterrupted run's state."""
-    from fairshare.learning.rounds import run_rounds
-
     model, init, clients, _ = setup
     step = baselines.cgsv_step(model, clients, SETTINGS, order, gamma=0.5, executor="sequential")
 
@@ -145,8 +149,6 @@ def test_steps_through_the_round_driver_resume_exactly(setup, tmp_path):
     )
     assert all(torch.equal(part["server"][k], whole["server"][k]) for k in whole["server"])
     assert all(torch.equal(a[k], b[k]) for a, b in zip(part["locals"], whole["locals"]) for k in a)
-    server, _, reps = baselines.cgsv(model, init, clients, SETTINGS, 4, order, gamma=0.5, executor="sequential")
-    assert _close(server, whole["server"], atol=0) and np.array_equal(reps, np.array(whole["history"]))
 
 
 @pytest.fixture(scope="module")
@@ -206,6 +208,6 @@ def test_iafl_with_all_contributions_zero_shares_fully(setup):
     """Chance-level standalone models can all score 0 (the smoke profile's stand-ins): equal contributions, so
     IAFL is FedAvg, as with any equal contributions (it used to fail on 0/0)."""
     model, init, clients, _ = setup
-    zero = baselines.iafl(model, init, clients, SETTINGS, 1, order, [0.0, 0.0, 0.0], np.random.default_rng)[1]
-    equal = baselines.iafl(model, init, clients, SETTINGS, 1, order, [0.5, 0.5, 0.5], np.random.default_rng)[1]
+    zero = _iafl(model, init, clients, 1, [0.0, 0.0, 0.0], np.random.default_rng)["locals"]
+    equal = _iafl(model, init, clients, 1, [0.5, 0.5, 0.5], np.random.default_rng)["locals"]
     assert all(_close(a, b, atol=0) for a, b in zip(zero, equal))

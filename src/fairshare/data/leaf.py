@@ -74,3 +74,14 @@ def load_femnist(leaf_dir: str | Path) -> tuple[ArrayDataset, np.ndarray, np.nda
         np.array([index[w] for w in w_train], dtype=np.int64),
         np.array([index[w] for w in w_test], dtype=np.int64),
     )
+
+
+def cache_femnist(leaf_dir: str | Path, output: str | Path, writers: str | Path) -> None:
+    """Cache LEAF's FEMNIST for the pipeline: the dataset cache at ``output`` and the writer ids of both splits
+    (``writers_train``, ``writers_test``) at ``writers``, which the scale experiment's by_writer partition reads."""
+    from fairshare.data.datasets import save_cache
+    from fairshare.io import write_npz
+
+    ds, writers_train, writers_test = load_femnist(leaf_dir)
+    save_cache(ds, output)
+    write_npz(writers, writers_train=writers_train, writers_test=writers_test)

@@ -10,7 +10,7 @@ client models by data size; a width's switchable-BN copy is averaged only over t
 this round (others keep the global copy).
 
 A round is :func:`aequa_step` (for ``fairshare.learning.rounds.run_rounds``, which checkpoints and resumes);
-:func:`train_aequa` runs all rounds. Local training goes through the engine (``local_train(step_widths=...)``).
+``run_rounds(aequa_step(...), init, rounds, settings="")`` runs all rounds. Local training goes through the engine (``local_train(step_widths=...)``).
 
 After training, :func:`width_accuracy_curve` gives a(p) on a grid of widths and
 ``fairshare.games.aequa_allocation`` allocates one width per client (the reward model is
@@ -29,7 +29,7 @@ from torch import nn
 
 from fairshare.learning.aggregation import masked_average
 from fairshare.learning.engine import ClientData, TrainSettings, balanced_accuracy_of, local_train, step_count
-from fairshare.learning.rounds import RoundStep, run_rounds
+from fairshare.learning.rounds import RoundStep
 from fairshare.learning.slimmable import SlimmableMLP, SlimmableResNet18, SwitchableBatchNorm2d, set_width
 
 SUBWIDTH_MODES = ("full_plus_random", "random_only", "sandwich")
@@ -226,47 +226,6 @@ def aequa_step(
         return state, {}, s.epochs * sum(len(clients[i]) for i in ids)
 
     return step
-
-
-def train_aequa(
-    model: nn.Module,
-    init: State,
-    clients: Sequence[ClientData],
-    settings: TrainSettings,
-    rounds: int,
-    *,
-    order_rng: Callable[[int, int], np.random.Generator],
-    width_rng: Callable[[int, int], np.random.Generator],
-    p_min: float,
-    p_max: float = 1.0,
-    grid: Sequence[float] | None = None,
-    subwidth_mode: str = "full_plus_random",
-    lr_at: Callable[[int], float] | None = None,
-    weighted: bool = True,
-    width_loss: str = "sum",
-    participants: Callable[[int], np.ndarray] | None = None,
-    executor: str = "sequential",
-) -> State:
-    """Algorithm 1 (reconstructed): ``rounds`` rounds of :func:`aequa_step` from ``init``; the final global state."""
-    step = aequa_step(
-        model,
-        clients,
-        settings,
-        order_rng=order_rng,
-        width_rng=width_rng,
-        p_min=p_min,
-        p_max=p_max,
-        grid=grid,
-        subwidth_mode=subwidth_mode,
-        lr_at=lr_at,
-        weighted=weighted,
-        width_loss=width_loss,
-        participants=participants,
-        executor=executor,
-    )
-    state, _ = run_rounds(step, {k: v.clone() for k, v in init.items()}, rounds, settings="", desc="aequa")
-    set_width(model, p_max)
-    return state
 
 
 def width_accuracy_curve(

@@ -28,21 +28,11 @@ from torch import nn
 from fairshare.learning.aequa import aequa_local_train, bn_keys_by_width
 from fairshare.learning.aggregation import masked_average
 from fairshare.learning.engine import ClientData, TrainSettings
-from fairshare.learning.rounds import RoundStep, run_rounds
+from fairshare.learning.rounds import RoundStep
 from fairshare.learning.slimmable import SlimmableConv2d, SlimmableLinear, SlimmableLSTM, set_width, width_masks
 
 CA_METHODS = ("cgsv", "shapfed")
 State = dict[str, torch.Tensor]
-
-
-@dataclasses.dataclass
-class TrainingTimeRun:
-    """Final global state, and per round (rows) the widths and contributions each client (columns) ends it with."""
-
-    state: State
-    widths: np.ndarray
-    contributions: np.ndarray
-    scores: np.ndarray
 
 
 def last_layer_keys(model: nn.Module, k: int) -> list[str]:
@@ -174,54 +164,3 @@ def training_time_step(
         return run, {}, s.epochs * sum(len(c) for c in clients)
 
     return step
-
-
-def train_aequa_training_time(
-    model: nn.Module,
-    init: State,
-    clients: Sequence[ClientData],
-    settings: TrainSettings,
-    rounds: int,
-    *,
-    order_rng: Callable[[int, int], np.random.Generator],
-    width_rng: Callable[[int, int], np.random.Generator],
-    p_min: float,
-    ca: str = "cgsv",
-    beta: float = 0.9,
-    last_k: int = 2,
-    min_score: float = 1e-3,
-    grid: Sequence[float] | None = None,
-    subwidth_mode: str = "full_plus_random",
-    lr_at: Callable[[int], float] | None = None,
-    weighted: bool = True,
-    width_loss: str = "sum",
-    executor: str = "sequential",
-) -> TrainingTimeRun:
-    """Algorithm 2 (reconstructed): ``rounds`` rounds of :func:`training_time_step` from ``init``."""
-    step = training_time_step(
-        model,
-        clients,
-        settings,
-        order_rng=order_rng,
-        width_rng=width_rng,
-        p_min=p_min,
-        ca=ca,
-        beta=beta,
-        last_k=last_k,
-        min_score=min_score,
-        grid=grid,
-        subwidth_mode=subwidth_mode,
-        lr_at=lr_at,
-        weighted=weighted,
-        width_loss=width_loss,
-        executor=executor,
-    )
-    run, _ = run_rounds(
-        step, training_time_start(init, len(clients), p_min, grid), rounds, settings="", desc=f"aequa+{ca}"
-    )
-    return TrainingTimeRun(
-        run["model"],
-        np.array(run["history_widths"]),
-        np.array(run["history_contributions"]),
-        np.array(run["history_scores"]),
-    )

@@ -1,22 +1,23 @@
 """Baselines of the Aequa paper that reward clients with models (App. B, "Baselines"; IAFL's experimental protocol).
 
-- :func:`standalone`: every client trains alone (its test accuracy is the contribution surrogate and the reference of
+- standalone (:func:`standalone_step`): every client trains alone (its test accuracy is the contribution surrogate and the reference of
   the collaboration gain).
-- :func:`fedavg_ft`: FedAvg (data-size weights), then every client fine-tunes the final global model on its own
+- FedAvg-FT (:func:`fedavg_step`, then :func:`finetune`): FedAvg (data-size weights), then every client fine-tunes the final global model on its own
   data for ``finetune_epochs`` (one) without sharing (FedAvg-FT; plain FedAvg gives everybody the same model, so
   the Pearson correlation would be undefined).
-- :func:`cgsv`: cosine-gradient Shapley value (Xu et al. 2021) as in the IAFL authors' protocol: normalised uploads
+- CGSV (:func:`cgsv_step`): cosine-gradient Shapley value (Xu et al. 2021) as in the IAFL authors' protocol: normalised uploads
   Gamma * Delta / ||Delta||, reputations r <- alpha r + (1 - alpha) cos(Delta_i, Delta_agg) (clamped, normalised),
   and each client receives the aggregated update sparsified to its top q_i = tanh(beta r_i) / max_j tanh(beta r_j)
   fraction of entries (by magnitude, per tensor).
-- :func:`iafl`: incentive-aware FL (Wu et al. 2024) in its most fair setting: client i receives the average of its
+- IAFL (:func:`iafl_step`): incentive-aware FL (Wu et al. 2024) in its most fair setting: client i receives the average of its
   own update and ceil(gamma_i^(1 - kappa) (n - 1)) randomly sampled others', gamma_i = min(1, c_i / max_j c_j);
   with probability q it is reset to the server model (q = 0 disables this), and the server model takes the update
   the top contributor receives (all updates).
 
 Each method is a per-round step for :func:`fairshare.learning.rounds.run_rounds` (``*_step``, with ``*_start`` for
-the initial state where it is more than the initial model), and a function running all rounds that returns what the
-method rewards. Optional ``participants(round)``, the clients joining a round (Sec. 6.4's participation-rate
+the initial state where it is more than the initial model); in a notebook, ``run_rounds(step, start, rounds,
+settings="")`` runs all rounds, e.g. ``run_rounds(cgsv_step(model, clients, settings, order_rng), cgsv_start(init,
+clients), 50, settings="")[0]["locals"]`` are CGSV's reward models. Optional ``participants(round)``, the clients joining a round (Sec. 6.4's participation-rate
 experiment), leaves the full-participation computation unchanged. ``order_rng(round, client)`` gives the Generator
 ordering a client's samples in a round (standalone: from an epoch on); ``executor`` is one of the engine's.
 """
@@ -34,7 +35,7 @@ from torch import nn
 
 from fairshare.learning.aggregation import weighted_average
 from fairshare.learning.engine import ClientData, TrainSettings, local_train
-from fairshare.learning.rounds import RoundStep, run_rounds
+from fairshare.learning.rounds import RoundStep
 
 State = dict[str, torch.Tensor]
 OrderRng = Callable[[int, int], np.random.Generator]
@@ -122,23 +123,6 @@ def standalone_step(
     return step
 
 
-def standalone(
-    model: nn.Module,
-    init: State,
-    clients: Sequence[ClientData],
-    settings: TrainSettings,
-    epochs: int,
-    order_rng: OrderRng,
-    *,
-    lr_at: LrAt | None = None,
-    executor: str = "auto",
-) -> list[State]:
-    """Each client trains alone from ``init`` for ``epochs`` epochs (learning rate ``lr_at(epoch)``)."""
-    phases = standalone_phases(epochs, settings.lr, lr_at)
-    step = standalone_step(model, clients, settings, order_rng, phases, executor=executor)
-    return run_rounds(step, [init] * len(clients), len(phases), settings="", desc="standalone")[0]
-
-
 # ----------------------------------------------------------------------------------------------- FedAvg(-FT)
 def fedavg_step(
     model: nn.Module,
@@ -171,33 +155,6 @@ def fedavg_step(
     return step
 
 
-def fedavg(
-    model: nn.Module,
-    init: State,
-    clients: Sequence[ClientData],
-    settings: TrainSettings,
-    rounds: int,
-    order_rng: OrderRng,
-    *,
-    lr_at: LrAt | None = None,
-    executor: str = "auto",
-    weighted: bool = True,
-    participants: Participants | None = None,
-) -> State:
-    """FedAvg: the global model after ``rounds`` rounds."""
-    step = fedavg_step(
-        model,
-        clients,
-        settings,
-        order_rng,
-        lr_at=lr_at,
-        executor=executor,
-        weighted=weighted,
-        participants=participants,
-    )
-    return run_rounds(step, init, rounds, settings="", desc="fedavg")[0]
-
-
 def finetune(
     model: nn.Module,
     state: State,
@@ -219,38 +176,6 @@ def finetune(
         ft,
         generators=[order_rng(round_index, i) for i in range(len(clients))],
         executor=executor,
-    )
-
-
-def fedavg_ft(
-    model: nn.Module,
-    init: State,
-    clients: Sequence[ClientData],
-    settings: TrainSettings,
-    rounds: int,
-    order_rng: OrderRng,
-    *,
-    finetune_epochs: int = 1,
-    lr_at: LrAt | None = None,
-    executor: str = "auto",
-    weighted: bool = True,
-    participants: Participants | None = None,
-) -> tuple[State, list[State]]:
-    """FedAvg, then every client fine-tunes the global model locally: (global state, fine-tuned client states)."""
-    state = fedavg(
-        model,
-        init,
-        clients,
-        settings,
-        rounds,
-        order_rng,
-        lr_at=lr_at,
-        executor=executor,
-        weighted=weighted,
-        participants=participants,
-    )
-    return state, finetune(
-        model, state, clients, settings, finetune_epochs, order_rng, rounds, lr_at=lr_at, executor=executor
     )
 
 
@@ -373,40 +298,6 @@ def cgsv_step(
     return step
 
 
-def cgsv(
-    model: nn.Module,
-    init: State,
-    clients: Sequence[ClientData],
-    settings: TrainSettings,
-    rounds: int,
-    order_rng: OrderRng,
-    *,
-    gamma: float = 0.5,
-    alpha: float = 0.95,
-    beta: float = 1.0,
-    min_reputation: float = 1e-3,
-    lr_at: LrAt | None = None,
-    executor: str = "auto",
-    participants: Participants | None = None,
-) -> tuple[State, list[State], np.ndarray]:
-    """CGSV: (server state, client states, reputations per round (rounds x clients))."""
-    step = cgsv_step(
-        model,
-        clients,
-        settings,
-        order_rng,
-        gamma=gamma,
-        alpha=alpha,
-        beta=beta,
-        min_reputation=min_reputation,
-        lr_at=lr_at,
-        executor=executor,
-        participants=participants,
-    )
-    state, _ = run_rounds(step, cgsv_start(init, clients), rounds, settings="", desc="cgsv")
-    return state["server"], state["locals"], np.array(state["history"])
-
-
 # ----------------------------------------------------------------------------------------------- IAFL
 def iafl_start(init: State, clients: Sequence[ClientData]) -> dict[str, Any]:
     """IAFL's initial state: server and client models at ``init``."""
@@ -474,37 +365,3 @@ def iafl_step(
         return {"server": server, "locals": locals_}, {}, _samples(clients, ids, settings)
 
     return step
-
-
-def iafl(
-    model: nn.Module,
-    init: State,
-    clients: Sequence[ClientData],
-    settings: TrainSettings,
-    rounds: int,
-    order_rng: OrderRng,
-    contributions: Sequence[float],
-    sampling_rng: Callable[[int], np.random.Generator],
-    *,
-    kappa: float = 0.0,
-    q: float = 0.0,
-    lr_at: LrAt | None = None,
-    executor: str = "auto",
-    participants: Participants | None = None,
-) -> tuple[State, list[State]]:
-    """IAFL: (server state, client states)."""
-    step = iafl_step(
-        model,
-        clients,
-        settings,
-        order_rng,
-        contributions,
-        sampling_rng,
-        kappa=kappa,
-        q=q,
-        lr_at=lr_at,
-        executor=executor,
-        participants=participants,
-    )
-    state, _ = run_rounds(step, iafl_start(init, clients), rounds, settings="", desc="iafl")
-    return state["server"], state["locals"]

@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from fairshare.papers.aequa import claims as C
-from fairshare.papers.aequa.experiment import tidy_metrics
+from fairshare.papers.aequa.settings import AequaSettings
+from fairshare.papers.aequa.tables import tidy_metrics
+from tests.conftest import REPO
 
 SETTINGS = [("digits", "homogeneous"), ("digits", "qskew")]
 
@@ -40,56 +42,56 @@ def _metric(metric: str, aequa: float, baselines=(0.5, 0.4, 0.3), method: str = 
 
 
 def _means(values: dict) -> pd.Series:
-    return C.setting_means(_tidy(values), "std")
+    return C._setting_means(_tidy(values), "std")
 
 
 def test_pearson_must_be_highest_in_every_setting():
     values = _metric("pearson", 0.9)
-    assert C.pearson_highest(_means(values), SETTINGS).status == "match"
+    assert C._pearson_highest(_means(values), SETTINGS).status == "match"
     values[("digits", "qskew", "cgsv", "pearson")] = 0.95  # one setting of two: "most" would pass, "all" does not
-    row = C.pearson_highest(_means(values), SETTINGS)
+    row = C._pearson_highest(_means(values), SETTINGS)
     assert row.status == "differs" and "digits/qskew" in row.note
     values[("digits", "qskew", "cgsv", "pearson")] = np.nan  # a NaN baseline (identical rewards) counts as below
-    assert C.pearson_highest(_means(values), SETTINGS).status == "match"
+    assert C._pearson_highest(_means(values), SETTINGS).status == "match"
 
 
 def test_the_pearson_claim_uses_the_configured_cost_not_the_variant():
     tidy = pd.concat(
         [_tidy(_metric("pearson", 0.9)), _tidy({(*s, "aequa", "pearson"): 0.1 for s in SETTINGS}, cost="var")]
     )
-    assert C.pearson_highest(C.setting_means(tidy, "std"), SETTINGS).status == "match"
-    assert C.pearson_highest(C.setting_means(tidy, "var"), SETTINGS).status == "differs"
+    assert C._pearson_highest(C._setting_means(tidy, "std"), SETTINGS).status == "match"
+    assert C._pearson_highest(C._setting_means(tidy, "var"), SETTINGS).status == "differs"
 
 
 def test_accuracy_is_best_or_second_to_fedavg_everywhere():
     values = _metric("accuracy", 0.9, baselines=(0.95, 0.5, 0.5))
-    assert C.accuracy_best_or_second(_means(values), SETTINGS).status == "match"
+    assert C._accuracy_best_or_second(_means(values), SETTINGS).status == "match"
     values = _metric("accuracy", 0.9, baselines=(0.5, 0.95, 0.5))  # second, but behind CGSV, not FedAvg
-    assert C.accuracy_best_or_second(_means(values), SETTINGS).status == "differs"
+    assert C._accuracy_best_or_second(_means(values), SETTINGS).status == "differs"
     values = _metric("accuracy", 0.4, baselines=(0.95, 0.9, 0.5))  # third
-    assert C.accuracy_best_or_second(_means(values), SETTINGS).status == "differs"
+    assert C._accuracy_best_or_second(_means(values), SETTINGS).status == "differs"
 
 
 def test_individual_rationality_is_judged_on_the_test_gains():
     ok = {(*s, "aequa", m): v for s in SETTINGS for m, v in (("min_gain", 0.01), ("ir_infeasible", 0.0))}
-    assert C.individual_rationality(_tidy(ok), "std").status == "match"
+    assert C._individual_rationality(_tidy(ok), "std").status == "match"
     negative = {**ok, ("digits", "qskew", "aequa", "min_gain"): -0.02}
-    assert C.individual_rationality(_tidy(negative), "std").status == "differs"
-    infeasible = C.individual_rationality(_tidy({**ok, ("digits", "qskew", "aequa", "ir_infeasible"): 1.0}), "std")
+    assert C._individual_rationality(_tidy(negative), "std").status == "differs"
+    infeasible = C._individual_rationality(_tidy({**ok, ("digits", "qskew", "aequa", "ir_infeasible"): 1.0}), "std")
     assert infeasible.status == "match" and infeasible.note.endswith(": 1")  # infeasible on the fitted split: reported
 
 
 def test_cgs_lowest_in_most_and_mcg_where_it_is_not():
     values = {**_metric("cgs", 0.01, baselines=(0.05, 0.05, 0.05)), **_metric("mcg", 0.1, baselines=(0.2, 0.0, 0.0))}
     means = _means(values)
-    assert C.cgs_lowest_in_most(means, SETTINGS).status == "match"
-    assert C.mcg_where_cgs_not_lowest(means, SETTINGS).status == "not run in this profile"  # no such setting
+    assert C._cgs_lowest_in_most(means, SETTINGS).status == "match"
+    assert C._mcg_where_cgs_not_lowest(means, SETTINGS).status == "not run in this profile"  # no such setting
     values[("digits", "qskew", "aequa", "cgs")] = 0.09
     means = _means(values)
-    assert C.cgs_lowest_in_most(means, SETTINGS).status == "differs"  # 1 of 2 is not most
-    assert C.mcg_where_cgs_not_lowest(means, SETTINGS).status == "differs"  # FedAvg-FT's MCG 0.2 > Aequa's 0.1
+    assert C._cgs_lowest_in_most(means, SETTINGS).status == "differs"  # 1 of 2 is not most
+    assert C._mcg_where_cgs_not_lowest(means, SETTINGS).status == "differs"  # FedAvg-FT's MCG 0.2 > Aequa's 0.1
     values[("digits", "qskew", "aequa", "mcg")] = 0.3
-    assert C.mcg_where_cgs_not_lowest(_means(values), SETTINGS).status == "match"
+    assert C._mcg_where_cgs_not_lowest(_means(values), SETTINGS).status == "match"
 
 
 def test_lower_pmin_must_win_more_quantity_skew_settings_or_all():
@@ -98,18 +100,18 @@ def test_lower_pmin_must_win_more_quantity_skew_settings_or_all():
         **_metric("cgs", 0.09, baselines=(0.05, 0.05, 0.05), settings=q),
         ("digits", "qskew", "aequa_pmin", "cgs"): 0.01,
     }
-    assert C.lower_pmin_helps(_means(values), q, 0.02).status == "match"
+    assert C._lower_pmin_helps(_means(values), q, 0.02).status == "match"
     values[("digits", "qskew", "aequa_pmin", "cgs")] = 0.08  # lower p_min does not help
-    assert C.lower_pmin_helps(_means(values), q, 0.02).status == "differs"
-    assert C.lower_pmin_helps(_means(_metric("cgs", 0.01)), q, 0.02) is None  # no lower-p_min runs: no row
+    assert C._lower_pmin_helps(_means(values), q, 0.02).status == "differs"
+    assert C._lower_pmin_helps(_means(_metric("cgs", 0.01)), q, 0.02) is None  # no lower-p_min runs: no row
 
 
 def test_width_reward_rho_is_compared_at_the_printed_precision():
     values = {(*s, "aequa", "pearson_width"): 0.96 for s in SETTINGS}
-    row = C.width_reward_rho(_means(values), SETTINGS)
+    row = C._width_reward_rho(_means(values), SETTINGS)
     assert row.status == "match" and row.kind == "printed"
     values[("digits", "qskew", "aequa", "pearson_width")] = 0.93
-    assert C.width_reward_rho(_means(values), SETTINGS).status == "differs"
+    assert C._width_reward_rho(_means(values), SETTINGS).status == "differs"
 
 
 def test_width_reward_accuracy_must_beat_every_baseline_everywhere():
@@ -117,9 +119,9 @@ def test_width_reward_accuracy_must_beat_every_baseline_everywhere():
         **_metric("pearson", 0.9, baselines=(0.5, 0.4, 0.3)),
         **{(*s, "aequa", "pearson_width_acc"): 0.8 for s in SETTINGS},
     }
-    assert C.width_reward_accuracy(_means(values), SETTINGS).status == "match"
+    assert C._width_reward_accuracy(_means(values), SETTINGS).status == "match"
     values[("digits", "homogeneous", "iafl", "pearson")] = 0.85
-    assert C.width_reward_accuracy(_means(values), SETTINGS).status == "differs"
+    assert C._width_reward_accuracy(_means(values), SETTINGS).status == "differs"
 
 
 @pytest.fixture
@@ -149,6 +151,7 @@ def runs():
             "global_acc": 0.9,
             "curve": [0.5, 0.9],
             "allocation_spread": "std",
+            "p_min": 0.25,
             **allocation,
             "variants": {"var": {**allocation, "reward_acc": [0.9, 0.9, 0.9]}},
         },
@@ -162,3 +165,15 @@ def test_tidy_metrics_keep_each_cost_in_its_own_rows(runs):
     variant = set(tidy[tidy.cost == "var"].metric)
     assert "pearson_width" in variant and "accuracy" not in variant  # only what the allocation changes
     assert tidy[tidy.method == "standalone"].cost.isna().all()
+    assert set(tidy[tidy.method == "aequa"].p_min) == {0.25} and tidy[tidy.method == "standalone"].p_min.isna().all()
+
+
+def test_claims_give_every_row_in_order_from_the_tidy_table():
+    from fairshare.config import load_config
+
+    settings = AequaSettings.from_block(load_config(REPO / "config" / "test.yaml")["aequa"])
+    values = {**_metric("pearson", 0.9), **_metric("accuracy", 0.9, baselines=(0.95, 0.5, 0.5))}
+    rows = C.claims({"tidy": _tidy(values)}, settings)
+    assert [r.artifact for r in rows][:2] == ["Tables 2, 6", "Table 5, Table 1"]
+    assert [r.status for r in rows][:2] == ["match", "match"]
+    assert C.claims({}, settings) == []

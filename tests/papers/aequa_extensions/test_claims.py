@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from fairshare.papers.aequa_extensions.claims import participation_claims, scale_claims, training_time_claims
+from fairshare.papers.aequa.settings import ExtensionSettings
+from fairshare.papers.aequa_extensions.claims import claims
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def settings() -> ExtensionSettings:
+    """The test profile's extension settings: participation on digits, rates evenly spaced in [0.2, 1.0]."""
+    from fairshare.config import load_config
+
+    return ExtensionSettings.from_block(load_config(REPO / "config" / "test.yaml")["aequa"])
 
 
 def _participation(rho: dict, acc: dict) -> pd.DataFrame:
@@ -14,19 +25,18 @@ def _participation(rho: dict, acc: dict) -> pd.DataFrame:
     )
 
 
-def test_participation_claims_follow_table_3():
+def test_participation_claims_follow_table_3(settings):
     rho = {"fedavg_ft": 0.1, "cgsv": 0.2, "iafl": 0.6, "aequa": 0.9}
     acc = {"fedavg_ft": 0.80, "cgsv": 0.70, "iafl": 0.75, "aequa": 0.85}
-    assert [r.status for r in participation_claims(_participation(rho, acc), ["digits"], [0.2, 1.0])] == ["match"] * 3
-    rows = participation_claims(
-        _participation({**rho, "cgsv": 0.7}, {**acc, "fedavg_ft": 0.86}), ["digits"], [0.2, 1.0]
-    )
+    assert [r.status for r in claims({"participation": _participation(rho, acc)}, settings)] == ["match"] * 3
+    rows = claims({"participation": _participation({**rho, "cgsv": 0.7}, {**acc, "fedavg_ft": 0.86})}, settings)
     assert [r.status for r in rows] == ["match", "differs", "differs"]  # IAFL third; FedAvg more accurate than Aequa
-    rows = participation_claims(_participation({**rho, "iafl": 0.95}, acc), ["digits"], [0.2, 1.0])
-    assert rows[0].status == "differs"
+    rows = claims({"participation": _participation({**rho, "iafl": 0.95}, acc)}, settings)
+    assert rows[0].status == "differs" and "rates evenly spaced in [0.2, 1.0]" in rows[0].note
 
 
-def _rounds(rho: dict) -> tuple[pd.DataFrame, list]:
+def _rounds(rho: dict, held: float = 0.5) -> dict[str, pd.DataFrame]:
+    """Per-round Pearson rows of one setting and the training-time methods' final-width correlations."""
     rows = [
         {
             "dataset": "digits",
@@ -40,13 +50,19 @@ def _rounds(rho: dict) -> tuple[pd.DataFrame, list]:
         for m, v in rho.items()
         for r in (1, 2)
     ]
-    return pd.DataFrame(rows), []
+    widths = [
+        {"dataset": "digits", "partition": "homogeneous", "method": m, "seed": 0, "pearson_width": held}
+        for m in ("aequa_cgsv", "aequa_shapfed")
+    ]
+    return {"training_time": pd.DataFrame(rows), "final_widths": pd.DataFrame(widths)}
 
 
-def test_training_time_claims_follow_figs_3_and_4():
+def test_training_time_claims_follow_figs_3_and_4(settings):
     rho = {"fedavg_ft": 0.1, "cgsv": 0.2, "aequa": 0.9, "aequa_cgsv": 0.8, "aequa_shapfed": 0.7}
-    assert [r.status for r in training_time_claims(*_rounds(rho))] == ["match"] * 3
-    rows = training_time_claims(*_rounds({**rho, "aequa_shapfed": 0.85, "cgsv": 0.95}))
+    rows = claims(_rounds(rho), settings)
+    assert [r.status for r in rows] == ["match"] * 3
+    assert rows[1].note == "Aequa+CGSV: ρ(contribution, final width) 0.500"
+    rows = claims(_rounds({**rho, "aequa_shapfed": 0.85, "cgsv": 0.95}), settings)
     assert [r.status for r in rows] == [
         "differs",
         "differs",
@@ -54,7 +70,7 @@ def test_training_time_claims_follow_figs_3_and_4():
     ]  # CGSV first; Aequa+CGSV not second; ShapFed below CGSV
 
 
-def test_scale_claims_compare_aequa_with_fedavg_ft():
+def test_scale_claims_compare_aequa_with_fedavg_ft(settings):
     def tidy(aequa, fedavg):
         keys = ("accuracy", "pearson", "cgs")
         return pd.DataFrame(
@@ -64,8 +80,12 @@ def test_scale_claims_compare_aequa_with_fedavg_ft():
             ]
         )
 
-    assert [r.status for r in scale_claims(tidy((0.8, 0.9, 0.01), (0.7, 0.2, 0.05)))] == ["match"] * 3
-    assert [r.status for r in scale_claims(tidy((0.7, 0.1, 0.06), (0.7, 0.2, 0.05)))] == ["differs"] * 3
+    assert [r.status for r in claims({"scale": tidy((0.8, 0.9, 0.01), (0.7, 0.2, 0.05))}, settings)] == ["match"] * 3
+    assert [r.status for r in claims({"scale": tidy((0.7, 0.1, 0.06), (0.7, 0.2, 0.05))}, settings)] == ["differs"] * 3
     assert (
-        scale_claims(tidy((0.8, 0.5, 0.01), (0.7, np.nan, 0.05)))[1].status == "match"
+        claims({"scale": tidy((0.8, 0.5, 0.01), (0.7, np.nan, 0.05))}, settings)[1].status == "match"
     )  # NaN (identical rewards) ranks last
+
+
+def test_only_the_tables_present_give_rows(settings):
+    assert claims({}, settings) == []

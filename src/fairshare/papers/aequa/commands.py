@@ -14,7 +14,7 @@ TABLES = ("table1", "table2", "table7", "table8", "table9")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from fairshare.papers.aequa.experiment import METHODS
+    from fairshare.papers.aequa.experiment import MAIN_METHODS
 
     p = sub.add_parser(
         "run", help="train runs of one (dataset, partition): seeds and methods, each writing its per-client rewards"
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", required=True, help="the setting's dataset name as configured")
     p.add_argument("--dataset-file", required=True, help="cached .npz (after the offline fallback)")
     p.add_argument("--partition", required=True, help="name of an aequa.partitions entry")
-    runs_argument(p, METHODS, "each seed's methods need the seed's standalone run (the contributions) in the job")
+    runs_argument(p, MAIN_METHODS, "each seed's methods need the seed's standalone run (the contributions) in the job")
     cfg_argument(p)
     p.set_defaults(func=run)
 
@@ -86,36 +86,43 @@ def write_runs(runs: list, trained) -> None:
     discard_checkpoints_when_done(done.checkpoint for done in runs)
 
 
-def run(args: argparse.Namespace) -> None:
-    from fairshare.papers.aequa import experiment as ex
+def settings(args: argparse.Namespace):
+    """The ``aequa`` block of ``--cfg`` as typed settings."""
+    from fairshare.papers.aequa.settings import AequaSettings
 
-    cfg = section(args, "aequa")
-    runs = parse_runs(args, ex.METHODS)
-    entry = ex.partition_entry(cfg, args.partition)
-    write_runs(
-        runs,
-        ex.train_runs(
-            cfg, section(args, "seed"), section(args, "device"), args.dataset, args.dataset_file, entry, runs, args.cfg
-        ),
-    )
+    return AequaSettings.from_block(section(args, "aequa"))
+
+
+def job_inputs(args: argparse.Namespace):
+    """A training command's root seed, device, dataset (``--dataset``, ``--dataset-file``) and config id (``--cfg``)."""
+    from fairshare.papers.aequa.experiment import JobInputs
+
+    return JobInputs(section(args, "seed"), section(args, "device"), args.dataset, args.dataset_file, args.cfg)
+
+
+def run(args: argparse.Namespace) -> None:
+    from fairshare.papers.aequa.experiment import MAIN_METHODS, train_runs
+
+    runs = parse_runs(args, MAIN_METHODS)
+    write_runs(runs, train_runs(settings(args), job_inputs(args), args.partition, runs))
 
 
 def summarize(args: argparse.Namespace) -> None:
-    from fairshare.papers.aequa import experiment as ex
+    from fairshare.papers.aequa import tables
     from fairshare.papers.aequa.claims import claims
     from fairshare.report import write_claims
 
-    cfg = section(args, "aequa")
+    aequa = settings(args)
     runs = [read_json(p) for p in args.runs]
-    tidy = ex.tidy_metrics(runs, cgs_ddof=cfg["cgs_ddof"])
+    tidy = tables.tidy_metrics(runs, cgs_ddof=aequa.cgs_ddof)
     write_csv(args.summary, tidy)
-    write_csv(args.per_client, ex.per_client(runs))
-    write_csv(args.curves, ex.width_curves(runs))
-    for name, (frame, markdown) in ex.paper_tables(tidy, cfg).items():
+    write_csv(args.per_client, tables.per_client(runs))
+    write_csv(args.curves, tables.width_curves(runs))
+    for name, (frame, markdown) in tables.paper_tables(tidy, aequa).items():
         csv_path, md_path = getattr(args, name)
         write_csv(csv_path, frame)
         write_text(md_path, markdown)
-    write_claims(args.claims, claims(tidy, cfg))
+    write_claims(args.claims, claims({"tidy": tidy}, aequa))
 
 
 def figures(args: argparse.Namespace) -> None:
@@ -123,12 +130,11 @@ def figures(args: argparse.Namespace) -> None:
 
     from fairshare.papers.aequa.figures import draw
 
-    cfg = section(args, "aequa")
     draw(
         pd.read_csv(args.summary),
         pd.read_csv(args.per_client),
         pd.read_csv(args.curves),
-        cfg["curve_partition"],
+        settings(args).tables.curve_partition,
         args.width_figure,
         args.scatter_figure,
     )

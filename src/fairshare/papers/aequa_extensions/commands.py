@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import argparse
 
-from fairshare import seeding
 from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_text
-from fairshare.papers.aequa.commands import parse_runs, runs_argument, write_runs
+from fairshare.papers.aequa.commands import job_inputs, parse_runs, runs_argument, write_runs
 
 GROUP = "aequa-ext"
 HELP = "Aequa extensions: participation-rate contributions (Table 3, Fig. 2), training-time rewards (Figs 3-4), FEMNIST at scale (Table 4, Fig. 5)"
@@ -120,36 +119,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=femnist_data)
 
 
+def settings(args: argparse.Namespace):
+    """The ``aequa`` block of ``--cfg`` as the extensions' typed settings."""
+    from fairshare.papers.aequa.settings import ExtensionSettings
+
+    return ExtensionSettings.from_block(section(args, "aequa"))
+
+
 def participation(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions.experiment import PARTICIPATION_METHODS, participation_runs
 
     runs = parse_runs(args, PARTICIPATION_METHODS)
-    trained = participation_runs(
-        section(args, "aequa"),
-        section(args, "seed"),
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        runs,
-        args.cfg,
-    )
-    write_runs(runs, trained)
+    write_runs(runs, participation_runs(settings(args), job_inputs(args), runs))
 
 
 def participation_summary(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions import experiment as ex
-    from fairshare.papers.aequa_extensions.claims import participation_claims
+    from fairshare.papers.aequa_extensions.claims import claims
     from fairshare.papers.aequa_extensions.figures import reward_vs_rate
     from fairshare.report import write_claims
 
-    pc = section(args, "aequa")["participation"]
+    extensions = settings(args)
     per_client, tidy = ex.participation_results([read_json(p) for p in args.runs])
-    datasets = list(dict.fromkeys(pc["datasets"]))
-    frame, markdown = ex.table3(tidy, datasets)
+    frame, markdown = ex.table3(tidy, list(dict.fromkeys(extensions.participation.datasets)))
     write_csv(args.table[0], frame)
     write_text(args.table[1], markdown)
     write_csv(args.per_client, per_client)
-    write_claims(args.claims, participation_claims(tidy, datasets, pc["rate_range"]))
+    write_claims(args.claims, claims({"participation": tidy}, extensions))
     reward_vs_rate(per_client, tidy, args.figure)
 
 
@@ -159,30 +155,21 @@ def training_time(args: argparse.Namespace) -> None:
     runs = parse_runs(args, TRAINING_TIME_METHODS)
     if not all(seed.isdigit() for seed, _ in args.standalone):
         raise CommandError("--standalone SEED JSON: the seed is a seed index")
-    trained = training_time_runs(
-        section(args, "aequa"),
-        section(args, "seed"),
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        args.partition,
-        runs,
-        {int(seed): path for seed, path in args.standalone},
-        args.cfg,
-    )
-    write_runs(runs, trained)
+    standalone = {int(seed): path for seed, path in args.standalone}
+    write_runs(runs, training_time_runs(settings(args), job_inputs(args), args.partition, runs, standalone))
 
 
 def training_time_summary(args: argparse.Namespace) -> None:
-    from fairshare.papers.aequa_extensions.claims import training_time_claims
-    from fairshare.papers.aequa_extensions.experiment import training_time_rounds
+    from fairshare.papers.aequa_extensions import experiment as ex
+    from fairshare.papers.aequa_extensions.claims import claims
     from fairshare.papers.aequa_extensions.figures import metrics_over_rounds
     from fairshare.report import write_claims
 
     runs = [read_json(p) for p in args.runs]
-    tidy = training_time_rounds(runs)
+    tidy = ex.training_time_rounds(runs)
     write_csv(args.rounds, tidy)
-    write_claims(args.claims, training_time_claims(tidy, runs))
+    results = {"training_time": tidy, "final_widths": ex.final_width_correlations(runs)}
+    write_claims(args.claims, claims(results, settings(args)))
     for partition, stem in args.figure:
         metrics_over_rounds(tidy[tidy.partition == partition], stem)
 
@@ -192,42 +179,23 @@ def scale(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions.experiment import SCALE_METHODS, scale_runs
 
     runs = parse_runs(args, SCALE_METHODS)
-    trained = scale_runs(
-        section(args, "aequa"),
-        section(args, "seed"),
-        section(args, "device"),
-        args.dataset,
-        args.dataset_file,
-        args.writers,
-        runs,
-        args.cfg,
-    )
-    write_runs(runs, trained)
+    write_runs(runs, scale_runs(settings(args), job_inputs(args), args.writers, runs))
 
 
 def scale_overhead(args: argparse.Namespace) -> None:
     """Seconds per round of FedAvg and of Aequa's slimmable training, measured alternately in one process (Sec. 6.6)."""
-    from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import settings_hash
-    from fairshare.papers.aequa import experiment as ex
-    from fairshare.papers.aequa_extensions import experiment as ext
+    from fairshare.papers.aequa_extensions import experiment as ex
 
-    cfg, root = section(args, "aequa"), section(args, "seed")
-    set_deterministic(seeding.integer_seed(root, f"aequa/scale/overhead/{args.dataset}", 0) % 2**31)
-    scfg, st, joins = ext.scale_setting(
-        cfg, root, section(args, "device"), args.dataset, args.dataset_file, args.writers, 0
-    )
-    digest = settings_hash(args.cfg, "scale-overhead", args.dataset, 0, ex.data_fingerprint(st))
-    rows = ext.scale_overhead(scfg, st, joins, cfg["scale"]["overhead_rounds"], ex.Job(args.checkpoint, digest))
+    rows = ex.scale_overhead(settings(args), job_inputs(args), args.writers, args.checkpoint)
     write_csv(args.output, rows)
-    write_text(args.summary, ext.overhead_summary(rows))
+    write_text(args.summary, ex.overhead_summary(rows))
     discard_checkpoints_when_done([args.checkpoint])
 
 
 def scale_summary(args: argparse.Namespace) -> None:
     """Table 4 (accuracy, Pearson, MCG, CGS of FedAvg-FT and Aequa), claims and Figure 5."""
     from fairshare.papers.aequa_extensions import experiment as ex
-    from fairshare.papers.aequa_extensions.claims import scale_claims
+    from fairshare.papers.aequa_extensions.claims import claims
     from fairshare.papers.aequa_extensions.figures import scale_figure
     from fairshare.report import write_claims
 
@@ -236,7 +204,7 @@ def scale_summary(args: argparse.Namespace) -> None:
     frame, markdown = ex.table4(tidy, runs[0]["dataset"])
     write_csv(args.table[0], frame)
     write_text(args.table[1], markdown)
-    write_claims(args.claims, scale_claims(tidy))
+    write_claims(args.claims, claims({"scale": tidy}, settings(args)))
     curves = ex.scale_width_curve(runs)
     write_csv(args.curve, curves)
     clients = int(tidy.clients.iloc[0]) if len(tidy) else 0
@@ -244,10 +212,6 @@ def scale_summary(args: argparse.Namespace) -> None:
 
 
 def femnist_data(args: argparse.Namespace) -> None:
-    from fairshare.data.datasets import save_cache
-    from fairshare.data.leaf import load_femnist
-    from fairshare.io import write_npz
+    from fairshare.data.leaf import cache_femnist
 
-    ds, writers_train, writers_test = load_femnist(args.leaf_dir)
-    save_cache(ds, args.output)
-    write_npz(args.writers, writers_train=writers_train, writers_test=writers_test)
+    cache_femnist(args.leaf_dir, args.output, args.writers)

@@ -1,49 +1,26 @@
 """The Aequa extensions' experiments: participation rate as the contribution (Sec. 6.4, Table 3, Fig. 2),
 training-time rewards (Sec. 4.3 and 6.5, Algorithm 2, Figs 3-4) and a writer-scale federation with partial
-participation (Sec. 6.6, Table 4, Fig. 5).
+participation and its per-round overhead (Sec. 6.6, Table 4, Fig. 5).
 
-Settings come from the ``aequa`` block (shared with the main experiments through ``papers.aequa.experiment``, so
-a training-time setting reuses the main experiments' standalone contributions). Every run's rounds go through
-``fairshare.learning.rounds.run_rounds`` (:class:`~fairshare.papers.aequa.experiment.Job`); per-round evaluation
-(training-time rewards) is the round step's metrics. A job may train several runs (``*_runs``: seeds and methods),
-each seeded and set up exactly as a job of its own, as in the main experiments.
+Each experiment is an ``Experiment`` of ``papers.aequa.methods`` (who joins each round, how Aequa's model becomes
+rewards, when rewards are evaluated) run through the main experiments' job skeleton
+(``papers.aequa.experiment.run_job``), so a training-time setting reuses the main experiments' standalone
+contributions and every run is seeded and set up exactly as a job of its own.
 """
 
 from __future__ import annotations
 
-import time
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
-from fairshare import seeding
 from fairshare.config import ConfigError
-from fairshare.papers.aequa.experiment import (
-    Contributions,
-    Job,
-    Run,
-    Setting,
-    aequa_step,
-    annealing_options,
-    cgsv_step,
-    contribution_fields,
-    contributions_of,
-    data_fingerprint,
-    fedavg_ft_states,
-    finished,
-    fit_curve,
-    iafl_step,
-    job_order,
-    partition_entry,
-    pearson,
-    prepare,
-    read_contributions,
-    standalone_states,
-    train_aequa,
-    width_curve,
-    width_curve_rows,
-)
+from fairshare.papers.aequa.experiment import JobInputs, Run, run_job
+from fairshare.papers.aequa.federation import Setting
+from fairshare.papers.aequa.methods import Context, Experiment, Joining
+from fairshare.papers.aequa.settings import ExtensionSettings, PerDataset, Scale
+from fairshare.papers.aequa.tables import pearson, width_curve_rows
 
 PARTICIPATION_METHODS = ("fedavg_ft", "cgsv", "iafl", "aequa")
 TRAINING_TIME_METHODS = ("fedavg_ft", "cgsv", "iafl", "aequa", "aequa_cgsv", "aequa_shapfed")
@@ -57,6 +34,13 @@ LABELS = {
     "aequa_shapfed": "Aequa+ShapFed",
 }
 ROUND_METRICS = ("accuracy", "pearson", "mcg", "cgs", "ipr")
+
+
+def _anneal(ctx: Context, target: np.ndarray, fitted: np.ndarray, stream: str, *keys: int):
+    """Aequa's allocation (Sec. 4.2, configured cost) of ``target`` contributions on a(p) = ``fitted``."""
+    from fairshare.games.aequa_allocation import anneal
+
+    return anneal(target, fitted, ctx.st.stream(stream, *keys), **ctx.settings.allocation.annealing())
 
 
 # ----------------------------------------------------------------------------------------------- participation
@@ -83,70 +67,52 @@ def rates_as_accuracies(rates: np.ndarray, curve: np.ndarray) -> np.ndarray:
     return lo + (hi - lo) * (rates - rates.min()) / span
 
 
-def run_participation(cfg: dict, st: Setting, method: str, job: Job) -> dict:
-    """One method with Bernoulli participation; the rates are the contributions. The run's result fields."""
-    from fairshare.games.aequa_allocation import anneal
-    from fairshare.learning import baselines
+def bernoulli_joining(rate_range: tuple[float, float]) -> Callable[[Setting], Joining]:
+    """Sec. 6.4: client i joins each round with its rate; the rates are the contributions, recorded with how often
+    each client joined."""
 
-    rates = participation_rates(len(st.clients), *cfg["participation"]["rate_range"])
-    joins = participants_schedule(
-        rates, lambda r: seeding.generator(st.root, f"aequa/participation/{st.key}", st.seed, r)
-    )
-    joined = np.bincount(
-        np.concatenate([joins(r) for r in range(st.rounds)] + [np.array([], int)]), minlength=len(rates)
-    )
-    out: dict[str, Any] = {"rates": rates.tolist(), "joined": joined.tolist()}
-    if method == "fedavg_ft":
-        glob, tuned = fedavg_ft_states(cfg, st, job, participants=joins)
-        out.update(global_acc=st.acc(glob), reward_acc=[st.acc(x) for x in tuned])
-    elif method == "cgsv":
-        state, _ = job.rounds(
-            cgsv_step(cfg, st, participants=joins), baselines.cgsv_start(st.init, st.clients), st.rounds, desc="cgsv"
+    def joining(st: Setting) -> Joining:
+        rates = participation_rates(len(st.clients), *rate_range)
+        joins = participants_schedule(rates, lambda r: st.stream(f"aequa/participation/{st.key}", r))
+        joined = np.bincount(
+            np.concatenate([joins(r) for r in range(st.rounds)] + [np.array([], int)]), minlength=len(rates)
         )
-        out.update(global_acc=st.acc(state["server"]), reward_acc=[st.acc(x) for x in state["locals"]])
-    elif method == "iafl":
-        step = iafl_step(cfg, st, rates, f"aequa/participation/sampling/{st.key}", participants=joins)
-        state, _ = job.rounds(step, baselines.iafl_start(st.init, st.clients), st.rounds, desc="iafl")
-        out.update(global_acc=st.acc(state["server"]), reward_acc=[st.acc(x) for x in state["locals"]])
-    else:
-        state = train_aequa(cfg, st, job, "aequa_participation", participants=joins)
-        curve = width_curve(st, state)
-        fitted = fit_curve(st, state, curve)
-        target = rates_as_accuracies(rates, fitted)
-        alloc = anneal(
-            target,
-            fitted,
-            seeding.generator(st.root, f"aequa/participation/game/{st.key}", st.seed),
-            **annealing_options(cfg),
-        )
-        out.update(
-            global_acc=float(curve[-1]),
-            reward_acc=curve[alloc.indices].tolist(),
-            allocated_width=st.widths[alloc.indices].tolist(),
-            widths=st.widths.tolist(),
-            curve=curve.tolist(),
-            allocation_target=target.tolist(),
-        )
-    return out
+        return Joining(joins, {"rates": rates.tolist(), "joined": joined.tolist()}, rates)
+
+    return joining
+
+
+def participation_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
+    """Aequa's rewards with participation rates as the contributions: the rates mapped onto a(p), then allocated."""
+    st = ctx.st
+    curve = st.width_curve(state)
+    fitted = st.fit_curve(state, curve)
+    target = rates_as_accuracies(ctx.fit, fitted)
+    alloc = _anneal(ctx, target, fitted, f"aequa/participation/game/{st.key}")
+    return {
+        "global_acc": float(curve[-1]),
+        "reward_acc": curve[alloc.indices].tolist(),
+        "allocated_width": st.widths[alloc.indices].tolist(),
+        "widths": st.widths.tolist(),
+        "curve": curve.tolist(),
+        "allocation_target": target.tolist(),
+    }
 
 
 def participation_runs(
-    cfg: dict, root: int, device_name: str, dataset: str, dataset_file: str, runs: Sequence[Run], cfg_id: str
+    settings: ExtensionSettings, inputs: JobInputs, runs: Sequence[Run]
 ) -> Iterator[tuple[Run, dict]]:
-    """Train the participation runs of one job (dataset), yielding each run's result fields when it is done."""
-    from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import settings_hash
-
-    entry = partition_entry(cfg, cfg["participation"]["partition"])
-    for run in runs:
-        started = time.perf_counter()
-        set_deterministic(
-            seeding.integer_seed(root, f"aequa/participation/torch/{dataset}/{run.method}", run.seed) % 2**31
-        )
-        st = prepare(cfg, root, device_name, dataset, dataset_file, entry, run.seed)
-        digest = settings_hash(cfg_id, "participation", dataset, run.method, run.seed, data_fingerprint(st))
-        out = {**st.info, "method": run.method, **run_participation(cfg, st, run.method, Job(run.checkpoint, digest))}
-        yield run, finished(out, st, started)
+    """The participation runs of one job (dataset), each run's result fields as soon as it is done."""
+    pc = settings.participation
+    experiment = Experiment(
+        "participation",
+        "aequa/participation/torch/{dataset}/{method}",
+        participation_rewards,
+        width_stream="aequa_participation",
+        sampling_stream="aequa/participation/sampling",
+        joining=bernoulli_joining(pc.rate_range),
+    )
+    return run_job(experiment, settings.aequa, inputs, runs, partition=pc.partition, contributions="none")
 
 
 def participation_results(runs: list[dict]):
@@ -214,166 +180,45 @@ def table3(tidy, datasets: list[str]):
 
 
 # ----------------------------------------------------------------------------------------------- training-time rewards
-def evaluation(contributions: np.ndarray, reward_acc, global_acc: float, extra: dict | None = None) -> dict:
-    """One evaluated round: global accuracy, Pearson, MCG, CGS, IPR and the rewards themselves."""
-    from fairshare import metrics as m
-
-    a = np.asarray(reward_acc, float)
+def round_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
+    """Post-training Aequa applied to the model of an evaluated round: a(p), the allocation, the widths allocated."""
+    st = ctx.st
+    curve = st.width_curve(state)
+    alloc = _anneal(ctx, ctx.fit, st.fit_curve(state, curve), f"aequa/training_time/game/{st.key}", rounds_done - 1)
     return {
-        "accuracy": global_acc,
-        "pearson": pearson(contributions, a),
-        "mcg": m.mean_collaboration_gain(a, contributions),
-        "cgs": m.collaboration_gain_spread(a, contributions),
-        "ipr": m.incentivized_participation_rate(a, contributions),
-        "reward_acc": a.tolist(),
-        **(extra or {}),
+        "global_acc": float(curve[-1]),
+        "reward_acc": curve[alloc.indices],
+        "widths": st.widths[alloc.indices].tolist(),
     }
 
 
-def _evaluated(step, measure: Callable[[int, Any], dict], due: Callable[[int], bool]):
-    """``step`` whose metrics are ``measure(r, state)`` after every round ``due(r)`` (one row of columns)."""
-
-    def wrapped(r: int, state: Any) -> tuple[Any, list[dict], int]:
-        state, _, samples = step(r, state)
-        return state, [measure(r, state)] if due(r) else [], samples
-
-    return wrapped
-
-
-def run_training_time(cfg: dict, st: Setting, method: str, contributions: Contributions, job: Job) -> list[dict]:
-    """Train one method, evaluating its rewards every ``eval_every`` rounds (and the last) against the test split's
-    contributions: the evaluated rounds. Algorithms fit on ``contributions.fit`` (the validation split's)."""
-    from fairshare.games.aequa_allocation import anneal
-    from fairshare.learning import baselines
-    from fairshare.learning.aequa_training_time import training_time_start, training_time_step
-    from fairshare.learning.engine import balanced_accuracy_of
-    from fairshare.learning.slimmable import set_width
-
-    tt, c = cfg["training_time"], contributions.test
-    due = lambda r: (r + 1) % tt["eval_every"] == 0 or r == st.rounds - 1  # noqa: E731
-    if method == "fedavg_ft":
-        step = baselines.fedavg_step(
-            st.model,
-            st.clients,
-            st.train,
-            st.order_rng,
-            lr_at=st.lr_at,
-            executor=st.executor,
-            weighted=cfg["train"]["weighted_aggregation"],
-        )
-
-        def measure(r, state):
-            tuned = baselines.finetune(
-                st.model,
-                state,
-                st.clients,
-                st.train,
-                cfg["fedavg_ft"]["finetune_epochs"],
-                st.order_rng,
-                r + 1,
-                lr_at=st.lr_at,
-                executor=st.executor,
-            )
-            return evaluation(c, [st.acc(x) for x in tuned], st.acc(state))
-
-        initial = st.init
-    elif method in ("cgsv", "iafl"):
-        if method == "cgsv":
-            step, initial = cgsv_step(cfg, st), baselines.cgsv_start(st.init, st.clients)
-        else:
-            step, initial = (
-                iafl_step(cfg, st, contributions.fit, f"aequa/sampling/{st.key}"),
-                baselines.iafl_start(st.init, st.clients),
-            )
-
-        def measure(r, state):
-            return evaluation(c, [st.acc(x) for x in state["locals"]], st.acc(state["server"]))
-    elif method == "aequa":  # post-training allocation, applied to the model of every evaluated round
-        step, initial = aequa_step(cfg, st, "aequa"), st.init
-
-        def measure(r, state):
-            curve = width_curve(st, state)
-            alloc = anneal(
-                contributions.fit,
-                fit_curve(st, state, curve),
-                seeding.generator(st.root, f"aequa/training_time/game/{st.key}", st.seed, r),
-                **annealing_options(cfg),
-            )
-            return evaluation(c, curve[alloc.indices], float(curve[-1]), {"widths": st.widths[alloc.indices].tolist()})
-    else:
-        grid = None if st.bn_grid is None else st.bn_grid.tolist()
-        step = training_time_step(
-            st.model,
-            st.clients,
-            st.train,
-            order_rng=st.order_rng,
-            width_rng=lambda r, i: seeding.generator(
-                st.root, f"aequa/training_time/widths/{st.key}/{method}", st.seed, r, i
-            ),
-            p_min=st.p_min,
-            ca=method.split("_", 1)[1],
-            beta=tt["beta"],
-            last_k=tt["last_k"],
-            min_score=tt["min_score"],
-            grid=grid,
-            subwidth_mode=cfg["subwidth_mode"],
-            lr_at=st.lr_at,
-            weighted=cfg["train"]["weighted_aggregation"],
-            width_loss=cfg["width_loss"],
-            executor=st.executor,
-        )
-        initial = training_time_start(st.init, len(st.clients), st.p_min, grid)
-
-        def measure(r, run):
-            st.model.load_state_dict(run["model"])
-            accs = []
-            for p in run["widths"]:
-                set_width(st.model, float(p))
-                accs.append(balanced_accuracy_of(st.model, None, *st.test, st.n_classes))
-            set_width(st.model, 1.0)
-            return evaluation(c, accs, st.acc(run["model"]), {"widths": run["widths"].tolist()})
-
-    _, history = job.rounds(_evaluated(step, measure, due), initial, st.rounds, desc=method)
-    return history
-
-
 def training_time_runs(
-    cfg: dict,
-    root: int,
-    device_name: str,
-    dataset: str,
-    dataset_file: str,
-    partition: str,
-    runs: Sequence[Run],
-    standalone: Mapping[int, str],
-    cfg_id: str,
+    settings: ExtensionSettings, inputs: JobInputs, partition: str, runs: Sequence[Run], standalone: Mapping[int, str]
 ) -> Iterator[tuple[Run, dict]]:
-    """Train the training-time runs of one job (setting), yielding each run's result fields when it is done;
-    ``standalone``: seed -> the main experiments' standalone run of that seed (the contributions)."""
-    from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import settings_hash
-
-    entry = partition_entry(cfg, partition)
-    for run in runs:
-        if run.seed not in standalone:
-            raise ConfigError(f"seed {run.seed} of {dataset}/{partition} needs its standalone run (the contributions)")
-        started = time.perf_counter()
-        set_deterministic(
-            seeding.integer_seed(root, f"aequa/training_time/torch/{dataset}/{partition}/{run.method}", run.seed)
-            % 2**31
-        )
-        st = prepare(cfg, root, device_name, dataset, dataset_file, entry, run.seed)
-        contributions = read_contributions(standalone[run.seed], run.method, len(st.clients))
-        digest = settings_hash(
-            cfg_id, "training_time", dataset, partition, run.method, run.seed, data_fingerprint(st), contributions
-        )
-        history = run_training_time(cfg, st, run.method, contributions, Job(run.checkpoint, digest))
-        out = {**st.info, "method": run.method, **contribution_fields(contributions), "history": history}
-        yield run, finished(out, st, started)
+    """The training-time runs of one job (setting), each evaluated every ``eval_every`` rounds (and the last) against
+    the test split's contributions; ``standalone``: seed -> the main experiments' standalone run of that seed."""
+    tt = settings.training_time
+    experiment = Experiment(
+        "training_time",
+        "aequa/training_time/torch/{dataset}/{partition}/{method}",
+        round_rewards,
+        measure_every=tt.eval_every,
+        training_time=tt,
+    )
+    return run_job(
+        experiment,
+        settings.aequa,
+        inputs,
+        runs,
+        partition=partition,
+        contributions="files",
+        standalone_files=standalone,
+    )
 
 
 def training_time_rounds(runs: list[dict]):
-    """Tidy per-round metrics of the training-time runs."""
+    """Tidy per-round metrics of the training-time runs; ``assessment``: Algorithm 2's contribution assessment of
+    the run (empty for the other methods)."""
     import pandas as pd
 
     rows = [
@@ -386,6 +231,7 @@ def training_time_rounds(runs: list[dict]):
             "round": h["round"],
             "metric": k,
             "value": h[k],
+            "assessment": r.get("assessment"),
         }
         for r in runs
         for h in r["history"]
@@ -394,28 +240,33 @@ def training_time_rounds(runs: list[dict]):
     return pd.DataFrame(rows)
 
 
+def final_width_correlations(runs: list[dict]):
+    """Per run that allocates widths: Pearson(contribution, width held in the final evaluated round)."""
+    import pandas as pd
+
+    rows = [
+        {
+            "dataset": r["dataset"],
+            "partition": r["partition"],
+            "method": r["method"],
+            "seed": r["seed"],
+            "pearson_width": pearson(r["contributions"], r["history"][-1]["widths"]),
+        }
+        for r in runs
+        if "widths" in r["history"][-1]
+    ]
+    return pd.DataFrame(rows, columns=["dataset", "partition", "method", "seed", "pearson_width"])
+
+
 # ----------------------------------------------------------------------------------------------- writer scale
-def scale_cfg(cfg: dict) -> dict:
-    """The aequa config seen by the scale experiment: its own dataset subset, model, clients and rounds."""
-    sc = cfg["scale"]
-    return {
-        **cfg,
-        "max_train_samples": {"default": sc["max_train_samples"]},
-        "models": {"default": sc["model"]},
-        "train": {**cfg["train"], "rounds": {"default": sc["rounds"]}},
-    }
-
-
-def scale_setting(
-    cfg: dict, root: int, device: str, dataset: str, dataset_file: str, writers: str | None, seed_index: int
-) -> tuple[dict, Setting, Callable[[int], np.ndarray]]:
-    """(the scale config, the setting, round -> sampled participants): writer clients, a fixed share per round."""
+def _scale_setting(
+    settings: ExtensionSettings, inputs: JobInputs, writers: str | None
+) -> Callable[[Run, PerDataset], Setting]:
+    """``run_job``'s setting builder for the scale runs: writer clients (real writer ids with ``writers``)."""
     from fairshare.data.partition import by_writer
 
-    sc = cfg["scale"]
-    scfg = scale_cfg(cfg)
-    entry = {"name": "writers", **sc["partition"]}
-    if entry["scheme"] == "by_writer" and not writers:
+    sc: Scale = settings.scale
+    if sc.partition.scheme == "by_writer" and not writers:
         raise ConfigError(
             "aequa.scale.partition.scheme by_writer needs real writer ids (--writers, FEMNIST only); use scheme: writers"
         )
@@ -426,47 +277,40 @@ def scale_setting(
             return by_writer(
                 labels,
                 np.load(writers)["writers_train"][train_idx],
-                max_clients=sc["clients"],
-                min_size=sc["partition"].get("min_size", 1),
+                max_clients=sc.clients,
+                min_size=sc.partition.options.get("min_size", 1),
                 rng=rng,
             )
 
-    st = prepare(
-        scfg, root, device, dataset, dataset_file, entry, seed_index, clients=sc["clients"], partition_override=override
-    )
-    per_round = max(1, int(round(sc["participation_fraction"] * len(st.clients))))
+    training = sc.training(settings.aequa)
 
-    def joins(r: int) -> np.ndarray:
-        return np.sort(
-            seeding.generator(root, f"aequa/scale/participants/{st.key}", st.seed, r).choice(
-                len(st.clients), size=per_round, replace=False
-            )
-        )
+    def setting(run: Run, p_min: PerDataset) -> Setting:
+        st = inputs.setting(training, sc.partition, run, p_min, clients=sc.clients, partition_override=override)
+        return dataclasses.replace(st, info={k: v for k, v in st.info.items() if k != "class_counts"})
 
-    return scfg, st, joins
+    return setting
 
 
-def run_scale(scfg: dict, st: Setting, joins, method: str, contributions: Contributions | None, job: Job) -> dict:
-    """One method of the scalability experiment: the run's result fields."""
-    from fairshare.games.aequa_allocation import anneal
+def sampled_joining(fraction: float) -> Callable[[Setting], Joining]:
+    """Sec. 6.6: a fixed share of the clients, sampled uniformly every round."""
 
-    if method == "standalone":
-        states, _ = standalone_states(scfg, st, job, scheduled=False)
-        out = {"reward_acc": [st.acc(x) for x in states], "global_acc": None}
-        if st.val is not None:
-            out["validation_acc"] = [st.val_acc(x) for x in states]
-        return out
-    if method == "fedavg_ft":
-        glob, tuned = fedavg_ft_states(scfg, st, job, participants=joins)
-        return {"global_acc": st.acc(glob), "reward_acc": [st.acc(x) for x in tuned]}
-    state = train_aequa(scfg, st, job, "aequa_scale", participants=joins)
-    curve = width_curve(st, state)
-    alloc = anneal(
-        contributions.fit,
-        fit_curve(st, state, curve),
-        seeding.generator(st.root, f"aequa/scale/game/{st.key}", st.seed),
-        **annealing_options(scfg),
-    )
+    def joining(st: Setting) -> Joining:
+        per_round = max(1, int(round(fraction * len(st.clients))))
+
+        def joins(r: int) -> np.ndarray:
+            stream = st.stream(f"aequa/scale/participants/{st.key}", r)
+            return np.sort(stream.choice(len(st.clients), size=per_round, replace=False))
+
+        return Joining(joins, {"participants_per_round": int(len(joins(0)))})
+
+    return joining
+
+
+def scale_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
+    """Aequa's rewards at scale: a(p) and the allocation (configured cost)."""
+    st = ctx.st
+    curve = st.width_curve(state)
+    alloc = _anneal(ctx, ctx.fit, st.fit_curve(state, curve), f"aequa/scale/game/{st.key}")
     return {
         "global_acc": float(curve[-1]),
         "reward_acc": curve[alloc.indices].tolist(),
@@ -476,62 +320,54 @@ def run_scale(scfg: dict, st: Setting, joins, method: str, contributions: Contri
     }
 
 
+def _scale_experiment(settings: ExtensionSettings, name: str, torch_stream: str, rounds: int = 0) -> Experiment:
+    return Experiment(
+        name,
+        torch_stream,
+        scale_rewards,
+        width_stream="aequa_scale",
+        standalone_schedule=False,
+        joining=sampled_joining(settings.scale.participation_fraction),
+        rounds=rounds,
+    )
+
+
 def scale_runs(
-    cfg: dict,
-    root: int,
-    device_name: str,
-    dataset: str,
-    dataset_file: str,
-    writers: str | None,
-    runs: Sequence[Run],
-    cfg_id: str,
+    settings: ExtensionSettings, inputs: JobInputs, writers: str | None, runs: Sequence[Run]
 ) -> Iterator[tuple[Run, dict]]:
-    """Train the scale runs of one job, each seed's standalone run first (the contributions of its other methods),
-    yielding each run's result fields when it is done."""
-    from fairshare.learning.engine import set_deterministic
-    from fairshare.learning.rounds import settings_hash
-
-    standalone: dict[int, dict] = {}
-    for run in job_order(runs):
-        started = time.perf_counter()
-        set_deterministic(seeding.integer_seed(root, f"aequa/scale/torch/{dataset}/{run.method}", run.seed) % 2**31)
-        scfg, st, joins = scale_setting(cfg, root, device_name, dataset, dataset_file, writers, run.seed)
-        contributions = None
-        if run.method != "standalone":
-            contributions = contributions_of(standalone[run.seed], len(st.clients))
-        digest = settings_hash(cfg_id, "scale", dataset, run.method, run.seed, data_fingerprint(st), contributions)
-        out = {**st.info, "method": run.method, "participants_per_round": int(len(joins(0)))}
-        out.pop("class_counts")
-        out.update(contribution_fields(contributions))
-        out.update(run_scale(scfg, st, joins, run.method, contributions, Job(run.checkpoint, digest)))
-        if run.method == "standalone":
-            standalone[run.seed] = out
-        yield run, finished(out, st, started)
+    """The scale runs of one job, each seed's standalone run first (the contributions of its other methods)."""
+    sc = settings.scale
+    return run_job(
+        _scale_experiment(settings, "scale", "aequa/scale/torch/{dataset}/{method}"),
+        sc.training(settings.aequa),
+        inputs,
+        runs,
+        partition=sc.partition.name,
+        contributions="job",
+        setting=_scale_setting(settings, inputs, writers),
+    )
 
 
-def scale_overhead(scfg: dict, st: Setting, joins, rounds: int, job: Job):
-    """Seconds per round of FedAvg and of Aequa's slimmable training, each round timed for both in one process (so
-    both see the same machine load), each method continuing from its own model (Sec. 6.6)."""
+def scale_overhead(settings: ExtensionSettings, inputs: JobInputs, writers: str | None, checkpoint: str | None):
+    """Seconds per round of FedAvg and of Aequa's slimmable training on the scale federation (seed 0), each round
+    timed for both in one process (so both see the same machine load), each method continuing from its own model
+    (Sec. 6.6): one row per (method, round)."""
     import pandas as pd
 
-    from fairshare.learning import baselines
-
-    fedavg = baselines.fedavg_step(
-        st.model, st.clients, st.train, st.order_rng, executor=st.executor, participants=joins
+    sc = settings.scale
+    experiment = _scale_experiment(settings, "scale-overhead", "aequa/scale/overhead/{dataset}", sc.overhead_rounds)
+    ((_, out),) = run_job(
+        experiment,
+        sc.training(settings.aequa),
+        inputs,
+        [Run(0, "overhead", None, checkpoint)],
+        partition=sc.partition.name,
+        contributions="none",
+        setting=_scale_setting(settings, inputs, writers),
     )
-    aequa = aequa_step(scfg, st, "aequa_overhead", participants=joins)
-
-    def step(r: int, state: dict) -> tuple[dict, dict, int]:
-        timed, seconds, samples = {}, {}, 0
-        for name, method in (("fedavg", fedavg), ("aequa", aequa)):
-            began = time.perf_counter()
-            timed[name], _, n = method(r, state[name])
-            seconds[name] = time.perf_counter() - began
-            samples += n
-        return timed, seconds, samples
-
-    _, rows = job.rounds(step, {"fedavg": st.init, "aequa": st.init}, rounds, desc="overhead")
-    frame = pd.DataFrame([{"method": row["metric"], "round": row["round"], "seconds": row["value"]} for row in rows])
+    frame = pd.DataFrame(
+        [{"method": row["metric"], "round": row["round"], "seconds": row["value"]} for row in out["seconds"]]
+    )
     return frame.sort_values("method", kind="stable", key=lambda m: m.map({"fedavg": 0, "aequa": 1})).reset_index(
         drop=True
     )
