@@ -68,7 +68,8 @@ def _lemma_1(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
             artifact="Lemma 1",
             claim="designer's eps",
             paper_states="designer's eps_i = (4/(k (1+alpha) c_i))^(1/3)",
-            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; {grid}; social cost above the optimum: printed eps {printed_sc:.1e}, corrected {closed_sc:.1e}; "
+            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; "
+            f"{grid}; social cost above the optimum: printed eps {printed_sc:.1e}, corrected {closed_sc:.1e}; "
             f"corrected eps vs the optimiser's {closed_eps:.1e} (relative)",
             holds=printed_fails and corrected_holds,
             note="corrected: eps_i = (4/(k^(1+alpha) c_i))^(1/3), as App. C.1 derives",
@@ -112,7 +113,8 @@ def _eps_remarks(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
             artifact="Section 5",
             claim="eps comparison",
             paper_states="selfish eps (Lemma 2) is larger than the designer's (Lemma 1) by a factor ~ k^(1/3)",
-            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; {grid}; players whose selfish eps is not larger: {not_larger}; ratio = k^(-1/3) to 1e-12: {exact}",
+            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; "
+            f"{grid}; players whose selfish eps is not larger: {not_larger}; ratio = k^(-1/3) to 1e-12: {exact}",
             holds=printed_fails and corrected_holds,
             note="corrected: selfish eps is smaller by exactly the factor k^(1/3) (ratio k^(-1/3)), as the next sentence says",
         ),
@@ -197,7 +199,8 @@ def _claim_2(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
             artifact="Claim 2",
             claim="alpha > -1/2",
             paper_states="2 <= n <= ceil(sigma2 / (4 phi_n))^(3/(2 alpha+1)) implies a stable grand coalition",
-            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; {len(above)} instances with alpha > -1/2 (incl. the counterexample n=2, alpha=1, c=(1e-3,1e-3), "
+            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; "
+            f"{len(above)} instances with alpha > -1/2 (incl. the counterexample n=2, alpha=1, c=(1e-3,1e-3), "
             f"sigma2=4.04 phi); ceiled premise met by {len(ceiled)}, grand coalition unstable in {ceiled_bad}; "
             f"un-ceiled premise met by {len(unceiled)}, unstable in {unceiled_bad}",
             holds=printed_fails and corrected_holds,
