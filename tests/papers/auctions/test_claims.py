@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
+from fairshare.config import load_config
 from fairshare.papers.auctions import claims
+from fairshare.papers.auctions.experiment import Exp6, Settings
+from tests.conftest import REPO
 
 
 def _tidy(values: dict[str, dict[float, tuple[float, float]]], seeds: int = 2) -> pd.DataFrame:
@@ -162,3 +166,16 @@ def test_exp6_claims_follow_the_data():
     tie = per_round.copy()
     tie.loc[(tie.method == "greedy_within_budget") & (tie["round"] == 3), "min_acc"] = 0.64  # a tie is not "higher"
     assert [r.status for r in claims._exp6(tie, tolerance=0.02)] == ["match", "match", "differs"]
+
+
+def test_the_entry_point_takes_each_commands_results_with_its_settings():
+    block = load_config(REPO / "config" / "test.yaml")["auctions"]
+    settings, exp6 = Settings.from_block(block), Exp6.from_block(block["exp6"])
+    per_round = pd.DataFrame(
+        [{"method": m, "seed": 0, "round": 1, "min_acc": a} for m, a in (("gmmfair", 0.6), ("maxmin_fair", 0.59))]
+    )
+    assert [r.artifact for r in claims.claims({"exp6": per_round}, exp6)] == ["Figure 7c", "Figure 7c"]
+    counts = _truth_counts()
+    assert len(claims.claims({"truthfulness": _truth(counts)}, settings)) == 5
+    with pytest.raises(ValueError, match="exp6"):
+        claims.claims({"exp6": per_round}, settings)  # Fig. 7c's tolerance is in the exp6 block

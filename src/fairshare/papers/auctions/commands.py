@@ -158,12 +158,13 @@ def exp6(args: argparse.Namespace) -> None:
 
 def figure7c(args: argparse.Namespace) -> None:
     from fairshare.papers.auctions import claims as paper_claims
-    from fairshare.papers.auctions.experiment import exp6_per_round
+    from fairshare.papers.auctions.experiment import Exp6, exp6_per_round
     from fairshare.papers.auctions.figures import figure7c as draw
     from fairshare.report import write_claims
 
+    settings = Exp6.from_block(section(args, "auctions")["exp6"])
     runs = pd.concat([pd.read_csv(p) for p in args.runs], ignore_index=True)
     per_round = exp6_per_round(runs)
     write_csv(args.summary, per_round)
-    write_claims(args.claims, paper_claims.claims({"exp6": per_round}, _settings(args)))
+    write_claims(args.claims, paper_claims.claims({"exp6": per_round}, settings))
     draw(per_round, args.output, sorted(runs.budget.unique()))
