@@ -51,6 +51,7 @@ def test_every_row_matches_on_this_runs_evidence(evidence, tables):
     assert [(r.artifact, r.claim) for r in rows if r.status != "match"] == []
     errata = {(r.artifact, r.claim) for r in rows if r.kind == "erratum"}
     assert errata == {("Lemma 1", "designer's eps"), ("Section 5", "eps comparison"), ("Claim 2", "alpha > -1/2")}
+    assert all(r.reproduced.startswith("as printed: fails; corrected: holds; ") for r in rows if r.kind == "erratum")
     assert sum(r.kind == "printed" for r in rows) == 22  # every number of the Lemma 4 example
     for name in ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4"):
         assert (
