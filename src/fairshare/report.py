@@ -103,6 +103,12 @@ class Claim:
         return None if self.status == "not run in this profile" else self.status in ("match", "within tolerance")
 
 
+def erratum_outcome(printed_fails: bool, corrected_holds: bool) -> str:
+    """How an erratum row's two statements fared on this run, as its ``reproduced`` text opens: the row matches
+    only for "as printed: fails; corrected: holds"."""
+    return f"as printed: {'fails' if printed_fails else 'holds'}; corrected: {'holds' if corrected_holds else 'fails'}"
+
+
 def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
     """The records as a table with exactly :data:`CLAIM_COLUMNS`."""
     return pd.DataFrame([dataclasses.asdict(c) for c in claims], columns=CLAIM_COLUMNS)

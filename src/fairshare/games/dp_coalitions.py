@@ -154,13 +154,6 @@ def leave_threshold(phis: np.ndarray, alpha: float) -> float:
     return float(_leave_thresholds(np.asarray(phis, float)[None, :], alpha)[0])
 
 
-def nash_entry_threshold(phis: np.ndarray, phi_out_min: float, alpha: float) -> float:
-    """U_N(S): sigma2 below which the cheapest outsider does not want to join (Claim 5, second condition)."""
-    k = len(phis)
-    g = (2 * alpha + 4) / 3
-    return float((3 * phi_out_min * (k + 1) ** g + np.sum(phis) * k**g) / (k * (k + 1)))
-
-
 def _leave_thresholds(weighted: np.ndarray, alpha: float) -> np.ndarray:
     """T(S) for many coalitions at once; row r holds phi_j for members and 0 for non-members.
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
+from fairshare.config import load_config
 from fairshare.papers.auctions import claims
+from fairshare.papers.auctions.experiment import Exp6, Settings
+from tests.conftest import REPO
 
 
 def _tidy(values: dict[str, dict[float, tuple[float, float]]], seeds: int = 2) -> pd.DataFrame:
@@ -49,7 +53,7 @@ def _exp5_values() -> dict:
 
 
 def _exp5_rows(values: dict) -> dict:
-    return {r.claim: r for r in claims.exp5_claims(_tidy(values), constrained_max=29)}
+    return {r.claim: r for r in claims._exp5(_tidy(values), constrained_max=29)}
 
 
 SMALLEST_DIFF = "MMFL max-min fair has the smallest task difference in the budget-constrained region"
@@ -111,7 +115,7 @@ def _truth_counts() -> dict:
 
 
 def test_truthfulness_claims_follow_the_data():
-    rows = claims.truthfulness_claims(_truth(_truth_counts()))
+    rows = claims._truthfulness(_truth(_truth_counts()))
     assert [r.status for r in rows] == ["match"] * 5 and rows[0].kind == "erratum"
     assert "1 max-min misreports pay only through the user's other task" in rows[3].note
 
@@ -119,9 +123,9 @@ def test_truthfulness_claims_follow_the_data():
     counts["budget_fair_uniform_price"] = (0, 0, 0, 0, 0.0, 0.0)  # the printed payment would be truthful: no erratum
     counts["maxmin_fair"] = (70, 9, 3, 3, 2.5, 0.6)  # exceptions to Theorem 8, drop > 2, pays more often than GMMFair
     counts["random_within_budget"] = (0, 0, 0, 0, 0.0, 0.0)
-    assert [r.status for r in claims.truthfulness_claims(_truth(counts))] == ["differs"] * 5
+    assert [r.status for r in claims._truthfulness(_truth(counts))] == ["differs"] * 5
     counts["budget_fair_uniform_price"], counts["budget_fair"] = (5, 5, 5, 5, 0.0, 0.07), (1, 1, 0, 0, 0.0, 0.01)
-    assert claims.truthfulness_claims(_truth(counts))[0].status == "differs"  # threshold payment not truthful either
+    assert claims._truthfulness(_truth(counts))[0].status == "differs"  # threshold payment not truthful either
 
 
 def _corollary(y: float, mm: float, bf: float, mc_mm: float, se: float = 0.001) -> pd.DataFrame:
@@ -133,11 +137,9 @@ def _corollary(y: float, mm: float, bf: float, mc_mm: float, se: float = 0.001) 
 
 
 def test_corollary10_claims_follow_the_data():
-    assert [r.status for r in claims.corollary10_claims(_corollary(2.0, 0.406, 0.600, 0.407))] == ["match"]
-    assert [r.status for r in claims.corollary10_claims(_corollary(2.0, 0.406, 0.600, 0.450))] == ["differs"]  # MC off
-    assert [r.status for r in claims.corollary10_claims(_corollary(2.0, 0.650, 0.600, 0.650))] == [
-        "differs"
-    ]  # as the text
+    assert [r.status for r in claims._corollary10(_corollary(2.0, 0.406, 0.600, 0.407))] == ["match"]
+    assert [r.status for r in claims._corollary10(_corollary(2.0, 0.406, 0.600, 0.450))] == ["differs"]  # MC off
+    assert [r.status for r in claims._corollary10(_corollary(2.0, 0.650, 0.600, 0.650))] == ["differs"]  # as the text
 
 
 def test_exp6_claims_follow_the_data():
@@ -154,13 +156,26 @@ def test_exp6_claims_follow_the_data():
                 for r in (1, 2, 3)
             ]
     per_round = pd.DataFrame(rows)
-    assert [r.status for r in claims.exp6_claims(per_round, tolerance=0.02)] == ["match"] * 3
-    assert claims.exp6_claims(per_round, tolerance=0.005)[1].status == "differs"  # 0.01 apart is not within 0.005
+    assert [r.status for r in claims._exp6(per_round, tolerance=0.02)] == ["match"] * 3
+    assert claims._exp6(per_round, tolerance=0.005)[1].status == "differs"  # 0.01 apart is not within 0.005
     ahead = per_round.copy()
     ahead.loc[(ahead.method == "greedy_within_budget") & (ahead["round"] == 1), "min_acc"] = (
         0.5  # greedy leads in round 1
     )
-    assert [r.status for r in claims.exp6_claims(ahead, tolerance=0.02)] == ["differs", "match", "match"]
+    assert [r.status for r in claims._exp6(ahead, tolerance=0.02)] == ["differs", "match", "match"]
     tie = per_round.copy()
     tie.loc[(tie.method == "greedy_within_budget") & (tie["round"] == 3), "min_acc"] = 0.64  # a tie is not "higher"
-    assert [r.status for r in claims.exp6_claims(tie, tolerance=0.02)] == ["match", "match", "differs"]
+    assert [r.status for r in claims._exp6(tie, tolerance=0.02)] == ["match", "match", "differs"]
+
+
+def test_the_entry_point_takes_each_commands_results_with_its_settings():
+    block = load_config(REPO / "config" / "test.yaml")["auctions"]
+    settings, exp6 = Settings.from_block(block), Exp6.from_block(block["exp6"])
+    per_round = pd.DataFrame(
+        [{"method": m, "seed": 0, "round": 1, "min_acc": a} for m, a in (("gmmfair", 0.6), ("maxmin_fair", 0.59))]
+    )
+    assert [r.artifact for r in claims.claims({"exp6": per_round}, exp6)] == ["Figure 7c", "Figure 7c"]
+    counts = _truth_counts()
+    assert len(claims.claims({"truthfulness": _truth(counts)}, settings)) == 5
+    with pytest.raises(ValueError, match="exp6"):
+        claims.claims({"exp6": per_round}, settings)  # Fig. 7c's tolerance is in the exp6 block

@@ -40,10 +40,18 @@ def status(rows, artifact: str, claim: str) -> str:
 
 
 def test_every_row_matches_on_this_runs_evidence(evidence, tables):
-    rows = claims.all_claims(evidence, *tables)
+    intervals, examples, pos = tables
+    results = {
+        "evidence": evidence,
+        "fig1_intervals": intervals,
+        "worked_examples": examples,
+        "price_of_stability": pos,
+    }
+    rows = claims.claims(results, SETTINGS)
     assert [(r.artifact, r.claim) for r in rows if r.status != "match"] == []
     errata = {(r.artifact, r.claim) for r in rows if r.kind == "erratum"}
     assert errata == {("Lemma 1", "designer's eps"), ("Section 5", "eps comparison"), ("Claim 2", "alpha > -1/2")}
+    assert all(r.reproduced.startswith("as printed: fails; corrected: holds; ") for r in rows if r.kind == "erratum")
     assert sum(r.kind == "printed" for r in rows) == 22  # every number of the Lemma 4 example
     for name in ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4"):
         assert (
@@ -53,49 +61,49 @@ def test_every_row_matches_on_this_runs_evidence(evidence, tables):
 
 def test_model_rows_fail_on_false_evidence(evidence):
     wrong = [dict(e, formula=e["simulated"] + 10 * e["se"]) for e in evidence["equation_1"]]
-    assert claims.equation_1(wrong).status == "differs"
+    assert claims._equation_1(wrong).status == "differs"
     lemma_1 = [dict(e, best_set=(0, 2)) for e in evidence["lemma_1"]]
-    assert status(claims.lemma_1(lemma_1), "Lemma 1", "cheapest players") == "differs"
+    assert status(claims._lemma_1(lemma_1), "Lemma 1", "cheapest players") == "differs"
     printed_optimal = [dict(e, sc_printed=e["best_sc"]) for e in evidence["lemma_1"]]
-    assert status(claims.lemma_1(printed_optimal), "Lemma 1", "designer's eps") == "differs"
+    assert status(claims._lemma_1(printed_optimal), "Lemma 1", "designer's eps") == "differs"
     far = [dict(e, best_eps=e["eps_closed"] * 1.01) for e in evidence["lemma_1"]]
-    assert status(claims.lemma_1(far), "Lemma 1", "designer's eps") == "differs"
+    assert status(claims._lemma_1(far), "Lemma 1", "designer's eps") == "differs"
     wrong_var = [dict(e, var_closed=e["var_at_eps"] * 1.001) for e in evidence["lemma_1"]]
-    assert status(claims.lemma_1(wrong_var), "Eqs. (2)-(3)", "designer's Var and SC") == "differs"
+    assert status(claims._lemma_1(wrong_var), "Eqs. (2)-(3)", "designer's Var and SC") == "differs"
 
 
 def test_eps_rows_fail_on_false_evidence(evidence):
     eps = copy.deepcopy(evidence["eps"])
     eps[0]["designer"] = eps[0]["designer"][::-1].copy()  # costlier players get larger eps
     eps[0]["designer_next"] = eps[0]["designer"] * 2
-    assert status(claims.eps_remarks(eps), "Section 4.1", "remarks") == "differs"
+    assert status(claims._eps_remarks(eps), "Section 4.1", "remarks") == "differs"
     larger = [dict(e, selfish=e["designer"] * e["k"] ** (1 / 3)) for e in evidence["eps"]]  # as printed
-    rows = claims.eps_remarks(larger)
+    rows = claims._eps_remarks(larger)
     assert status(rows, "Section 5", "eps comparison") == "differs"
     assert status(rows, "Section 5", "more stringent privacy") == "differs"
     off = [dict(e, selfish=e["designer"] * 0.5) for e in evidence["eps"]]  # smaller, but not by k^(-1/3)
-    assert status(claims.eps_remarks(off), "Section 5", "eps comparison") == "differs"
+    assert status(claims._eps_remarks(off), "Section 5", "eps comparison") == "differs"
     better = [dict(e, var_selfish=e["var_designer"]) for e in evidence["eps"]]
-    assert status(claims.eps_remarks(better), "Section 5", "more stringent privacy") == "differs"
+    assert status(claims._eps_remarks(better), "Section 5", "more stringent privacy") == "differs"
     wrong = [dict(e, numeric=e["eps"] * 1.01) for e in evidence["lemma_2"]]
-    assert claims.lemma_2(wrong).status == "differs"
+    assert claims._lemma_2(wrong).status == "differs"
     wrong = [dict(e, sc_eq6=e["sc_def6"] * 1.001) for e in evidence["lemma_2"]]
-    assert claims.lemma_2(wrong).status == "differs"
+    assert claims._lemma_2(wrong).status == "differs"
 
 
 def test_stability_rows_fail_on_false_evidence(evidence):
     wrong = [dict(e, direct=set()) if e["closed"] else dict(e, direct={(0, 1)}) for e in evidence["claims_5_6"]]
-    assert claims.claims_5_6(wrong).status == "differs"
+    assert claims._claims_5_6(wrong).status == "differs"
     shorter = [dict(e, robust=(e["nash"][0], e["nash"][0])) for e in evidence["claim_1"]]
-    assert claims.claim_1(shorter).status == "differs"
+    assert claims._claim_1(shorter).status == "differs"
     violated = [dict(e, robust_by_definition=False) for e in evidence["claim_1"]]
-    assert claims.claim_1(violated).status == "differs"
+    assert claims._claim_1(violated).status == "differs"
     unstable = [dict(e, grand_stable=False) for e in evidence["claim_2"]]
-    rows = claims.claim_2(unstable)
+    rows = claims._claim_2(unstable)
     assert status(rows, "Claim 2", "alpha > -1/2") == "differs"  # the un-ceiled bound fails too
     assert status(rows, "Claim 2", "alpha < -1/2") == "differs"
     stable = [dict(e, grand_stable=True) for e in evidence["claim_2"]]
-    assert status(claims.claim_2(stable), "Claim 2", "alpha > -1/2") == "differs"  # the ceiled bound then holds
+    assert status(claims._claim_2(stable), "Claim 2", "alpha > -1/2") == "differs"  # the ceiled bound then holds
 
 
 def test_table_rows_fail_on_false_results(tables):
@@ -105,13 +113,13 @@ def test_table_rows_fail_on_false_results(tables):
     wrong.loc[wrong["compare"] == "contains", "reproduced"] = "player 6 out, player 5 in"
     wrong.loc[wrong["compare"] == "exists", "reproduced"] = "none"
     wrong.loc[wrong["compare"] == "same", "reproduced"] = "no"
-    assert [r.status for r in claims.worked_examples(wrong)].count("match") == len(examples) - 1 - 1 - 1 - 3
+    assert [r.status for r in claims._worked_examples(wrong)].count("match") == len(examples) - 1 - 1 - 1 - 3
     monotone_nash = intervals.copy()
     monotone_nash.loc[monotone_nash.notion == "nash", "max_size"] = 4
     monotone_nash.loc[monotone_nash.notion == "robust", "max_size"] = np.arange((intervals.notion == "robust").sum())[
         ::-1
     ]
-    rows = claims.figure_1(monotone_nash)
+    rows = claims._figure_1(monotone_nash)
     assert [r.status for r in rows] == ["differs", "differs", "differs"]
 
 
@@ -120,17 +128,17 @@ def test_structure_rows_fail_on_false_evidence(evidence):
     ev[0]["sizes"] = [3, 2]
     ev[0]["pieces"][0]["downward_stable"] = False
     ev[0]["pieces"][0]["linear"] = 99
-    assert [r.status for r in claims.lemma_6_claim_8(ev)] == ["differs"] * 3
+    assert [r.status for r in claims._lemma_6_claim_8(ev)] == ["differs"] * 3
     ident = copy.deepcopy(evidence["claims_3_4"])
     ident["h_minus_g"] = -1.0
     ident["robust"][-1.0] = [(3, 0.1, 0.2)]
     ident["robust"][0.5] = [(3, 0.1, 0.3), (4, 0.2, 0.4)]
     ident["interval"][0] = dict(ident["interval"][0], lower=0.0, upper=100.0, exists=False)
-    assert [r.status for r in claims.claims_3_4(ident)] == ["differs"] * 4
+    assert [r.status for r in claims._claims_3_4(ident)] == ["differs"] * 4
     ev = copy.deepcopy(evidence["claim_7"])
     ev[0]["members"] = (1, 2)
     ev[0]["chain"] = []
-    assert [r.status for r in claims.claim_7(ev)] == ["differs", "differs"]
+    assert [r.status for r in claims._claim_7(ev)] == ["differs", "differs"]
 
 
 def test_pos_rows_fail_on_false_results(evidence, tables):
@@ -139,17 +147,17 @@ def test_pos_rows_fail_on_false_results(evidence, tables):
         (pos.alpha == 0) & (pos.n == pos.n.max()), ["var_centralized", "sc_decentralized", "pos_sc", "pos_var"]
     ] *= 10
     pos.loc[(pos.alpha == 1) & (pos.n == pos.n.max()), "k_centralized"] = 5
-    rows = claims.theorems_1_to_4(pos)
+    rows = claims._theorems_1_to_4(pos)
     for name in ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4"):
         assert status(rows, name, "alpha = 0") == "differs"
     assert status(rows, "Theorem 1", "alpha = 1") == "differs"
     boundary = dict(evidence["theorem_2_boundary"], at_099phi=[10] * len(evidence["theorem_2_boundary"]["at_099phi"]))
-    assert claims.theorem_2_boundary(boundary).status == "differs"
+    assert claims._theorem_2_boundary(boundary).status == "differs"
     boundary = dict(evidence["theorem_2_boundary"], sizes_at_4phi_n6=[6, 3])
-    assert claims.theorem_2_boundary(boundary).status == "differs"
+    assert claims._theorem_2_boundary(boundary).status == "differs"
     above = [dict(e, pos_sc=100.0) for e in evidence["theorem_3"]]
-    assert [r.status for r in claims.theorem_3_bound(above)] == ["differs", "differs"]
+    assert [r.status for r in claims._theorem_3_bound(above)] == ["differs", "differs"]
     one_case = [e for e in evidence["theorem_3"] if e["x_prime"] > e["n"]]
-    assert status(claims.theorem_3_bound(one_case), "Theorem 3", "proof E.1 cases") == "differs"  # untested cases
+    assert status(claims._theorem_3_bound(one_case), "Theorem 3", "proof E.1 cases") == "differs"  # untested cases
     below = [dict(e, pos_sc=0.5) for e in evidence["theorem_3"]]
-    assert status(claims.theorem_3_bound(below), "Theorem 3", "alpha in (1/2, 1]") == "differs"
+    assert status(claims._theorem_3_bound(below), "Theorem 3", "alpha in (1/2, 1]") == "differs"

@@ -29,7 +29,7 @@ def test_worked_examples_match_every_printed_number():
     examples = experiment.worked_examples(REF)
     assert set(examples.example) == {"Lemma 4, U_1", "Lemma 4, U_2", "Lemma 3", "Lemma 4", "Lemma 5"}
     assert set(examples["compare"]) == {"number", "same", "contains", "exists"}
-    rows = claims.worked_examples(examples)
+    rows = claims._worked_examples(examples)
     assert len(rows) == len(examples) and all(r.status == "match" for r in rows)
 
 

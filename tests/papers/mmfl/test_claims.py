@@ -44,21 +44,21 @@ def test_exp1_claims_follow_the_data():
     exp = _exp("e1", "exp1", ("fedfair", "random", "round_robin"))
     final = {"fedfair": [0.9, 0.82, 0.6], "random": [0.9, 0.8, 0.5], "round_robin": [0.91, 0.8, 0.45]}
     clients = {"fedfair": [3, 3, 4], "random": [4, 3, 3], "round_robin": [3, 4, 3]}
-    rows = claims.exp1_claims(runs := _task_runs("e1", final, clients), _per_round(runs), exp, 3.0, 0.02)
+    rows = claims._exp1(runs := _task_runs("e1", final, clients), _per_round(runs), exp, 3.0, 0.02)
     assert len(rows) == 8 and all(r.status == "match" for r in rows), [(r.claim, r.reproduced) for r in rows]
 
     worse = {**final, "fedfair": [0.85, 0.82, 0.5]}  # task 0 drops by 0.05; the worst task no better than random's
-    rows = claims.exp1_claims(runs := _task_runs("e1", worse, clients), _per_round(runs), exp, 3.0, 0.02)
+    rows = claims._exp1(runs := _task_runs("e1", worse, clients), _per_round(runs), exp, 3.0, 0.02)
     assert _status(rows, "higher minimum accuracy than random") == "differs"
     assert _status(rows, "higher accuracy than random on the task") == "differs"
     assert _status(rows, "other tasks at the same or a higher accuracy than random") == "differs"
     assert _status(rows, "higher minimum accuracy than round robin") == "match"  # 0.5 > 0.45
     even = {**clients, "fedfair": [3, 4, 3]}  # no more clients for the worst task than random gives it
-    rows = claims.exp1_claims(runs := _task_runs("e1", final, even), _per_round(runs), exp, 3.0, 0.02)
+    rows = claims._exp1(runs := _task_runs("e1", final, even), _per_round(runs), exp, 3.0, 0.02)
     assert _status(rows, "worst under random more clients") == "differs"
 
     no_rr = _exp("e1", "exp1", ("fedfair", "random"))
-    rows = claims.exp1_claims(runs := _task_runs("e1", final, clients), _per_round(runs), no_rr, 3.0, 0.02)
+    rows = claims._exp1(runs := _task_runs("e1", final, clients), _per_round(runs), no_rr, 3.0, 0.02)
     assert {r.status for r in rows if "round robin" in r.claim} == {"not run in this profile"}
 
 
@@ -84,9 +84,9 @@ def _exp2_values():
 
 def test_exp2_claims_follow_the_data():
     exp = _exp("e2", "exp2", ("fedfair", "random", "round_robin"))
-    rows = claims.exp2_claims(_curves("e2", _exp2_values()), exp, 3.0, True, 0.02)
+    rows = claims._exp2(_curves("e2", _exp2_values()), exp, 3.0, True, 0.02)
     assert len(rows) == 9 and all(r.status == "match" for r in rows), [(r.claim, r.reproduced) for r in rows]
-    assert len(claims.exp2_claims(_curves("e2", _exp2_values()), exp, 3.0, False, 0.02)) == 5  # no Table II rows
+    assert len(claims._exp2(_curves("e2", _exp2_values()), exp, 3.0, False, 0.02)) == 5  # no Table II rows
 
     values = _exp2_values()
     values["round_robin"] = (
@@ -95,7 +95,7 @@ def test_exp2_claims_follow_the_data():
         lambda r: 0.03 if r == 1 else 0.07 / r if r < 12 else 0.04,
     )
     values["random"] = (lambda r: 0.045 * r, lambda r: 0.08 * r, lambda r: 0.001 if r == 6 else 0.08 / r)
-    rows = claims.exp2_claims(_curves("e2", values), exp, 3.0, True, 0.02)
+    rows = claims._exp2(_curves("e2", values), exp, 3.0, True, 0.02)
     assert _status(rows, "Variance across tasks falls") == "differs"  # round robin's variance rises at the end
     assert _status(rows, "lower variance across tasks than random") == "differs"  # random is lower at round 6
     assert _status(rows, "lower variance across tasks than round robin") == "differs"
@@ -111,9 +111,9 @@ def test_fig4_claims_follow_the_data():
         "fedfair": (lambda r: 0.05 * r, lambda r: 0.5, lambda r: 0.1),
         "qffl": (lambda r: 0.04 * r, lambda r: 0.5, lambda r: 0.1),
     }
-    assert [r.status for r in claims.fig4_claims(_curves("f4", good), exp, 3.0)] == ["match", "match"]
+    assert [r.status for r in claims._fig4(_curves("f4", good), exp, 3.0)] == ["match", "match"]
     bad = {**good, "qffl": (lambda r: 0.06 * r, lambda r: 0.5, lambda r: 0.1)}
-    assert [r.status for r in claims.fig4_claims(_curves("f4", bad), exp, 3.0)] == ["differs", "differs"]
+    assert [r.status for r in claims._fig4(_curves("f4", bad), exp, 3.0)] == ["differs", "differs"]
 
 
 def test_exp3_claims_follow_the_data():
@@ -134,17 +134,15 @@ def test_exp3_claims_follow_the_data():
             frames.append(frame)
         return pd.concat(frames, ignore_index=True)
 
-    rows = claims.exp3_claims(table(0.6, 0.02, 0.2), exps, 3.0)
+    rows = claims._exp3(table(0.6, 0.02, 0.2), exps, 3.0)
     assert len(rows) == 6 and all(r.status == "match" for r in rows), [(r.claim, r.reproduced) for r in rows]
-    rows = claims.exp3_claims(table(0.45, 0.06, 0.2), exps, 3.0)
+    rows = claims._exp3(table(0.45, 0.06, 0.2), exps, 3.0)
     assert _status(rows, "rises with the number of clients") == "differs"
     assert _status(rows, "varies less over seeds") == "differs"
-    rows = claims.exp3_claims(table(0.6, 0.02, 0.7), exps, 3.0)  # random ahead at every round and at the end
+    rows = claims._exp3(table(0.6, 0.02, 0.7), exps, 3.0)  # random ahead at every round and at the end
     assert _status(rows, "outperforms random in final minimum accuracy and/or convergence (k20)") == "differs"
     assert _status(rows, "outperforms round robin in final minimum accuracy and/or convergence (k20)") == "match"
-    assert {r.status for r in claims.exp3_claims(table(0.6, 0.02, 0.2), exps[:1], 3.0)[-2:]} == {
-        "not run in this profile"
-    }
+    assert {r.status for r in claims._exp3(table(0.6, 0.02, 0.2), exps[:1], 3.0)[-2:]} == {"not run in this profile"}
 
 
 def test_exp4_claims_follow_the_data():
@@ -161,8 +159,8 @@ def test_exp4_claims_follow_the_data():
                              "task_name": f"t#{task}", "accuracy": acc, "loss": 1.0, "clients": part * 1000})  # fmt: skip
         return pd.DataFrame(rows)
 
-    assert [r.status for r in claims.exp4_claims(runs([0.3, 0.45, 0.7]), exp)] == ["match", "match"]
-    assert [r.status for r in claims.exp4_claims(runs([0.3, 0.48, 0.45]), exp)] == ["differs", "differs"]
-    assert [r.status for r in claims.exp4_claims(runs([0.3, 0.45, 0.7]), _exp("sweep", "exp4", ("fedfair",)))] == [
+    assert [r.status for r in claims._exp4(runs([0.3, 0.45, 0.7]), exp)] == ["match", "match"]
+    assert [r.status for r in claims._exp4(runs([0.3, 0.48, 0.45]), exp)] == ["differs", "differs"]
+    assert [r.status for r in claims._exp4(runs([0.3, 0.45, 0.7]), _exp("sweep", "exp4", ("fedfair",)))] == [
         "not run in this profile"
     ]

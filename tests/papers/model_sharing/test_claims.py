@@ -12,7 +12,8 @@ import yaml
 
 from fairshare.config import validate_config
 from fairshare.games import model_sharing_two_type as tt
-from fairshare.papers.model_sharing import claims, experiment
+from fairshare.papers.model_sharing import claims, claims_printed, claims_uniform, claims_weighted, experiment
+from fairshare.papers.model_sharing import evidence as ev
 from tests.conftest import REPO
 
 REF = yaml.safe_load((REPO / "workflow" / "reference" / "model_sharing_printed.yaml").read_text())
@@ -23,7 +24,7 @@ SETTINGS = experiment.Settings.from_config(
 
 @pytest.fixture(scope="module")
 def evidence():
-    return experiment.theorem_evidence("small", np.random.default_rng(0))
+    return ev.theorem_evidence("small", np.random.default_rng(0))
 
 
 @pytest.fixture(scope="module")
@@ -45,18 +46,18 @@ def status(rows, artifact: str, claim: str) -> str:
 def test_printed_derivatives_against_exact_ones():
     p = {"s": Fraction(9, 2), "l": Fraction(7, 3), "n_s": Fraction(4), "n_l": Fraction(23)}
     p |= {"mu_e": Fraction(10), "sigma2": Fraction(3, 2)}
-    args = [p[k] for k in experiment.POINT_KEYS]
-    assert tt.derivative(tt.err_small_uniform, p, "s") == experiment.c1_derivative_printed(*args)
+    args = [p[k] for k in ev.POINT_KEYS]
+    assert tt.derivative(tt.err_small_uniform, p, "s") == ev.c1_derivative_printed(*args)
     # the printed C.4 derivative has a sign typo (spec erratum 8)
-    assert tt.derivative(tt.err_large_uniform, p, "s") != experiment.c4_derivative_printed(*args)
-    assert tt.derivative(tt.err_large_uniform, p, "s") == experiment.c4_derivative_corrected(*args)
-    assert tt.quotient_numerator(tt.g_large, tt.h_large, p, "s") != experiment.d4_numerator_printed(*args)
-    assert tt.quotient_numerator(tt.g_large, tt.h_large, p, "s") == experiment.d4_numerator_corrected(*args)
-    assert tt.g_large(*args) / experiment.h_large_printed(*args) != tt.err_large_coarse(*args)  # h_L's n_s
+    assert tt.derivative(tt.err_large_uniform, p, "s") != ev.c4_derivative_printed(*args)
+    assert tt.derivative(tt.err_large_uniform, p, "s") == ev.c4_derivative_corrected(*args)
+    assert tt.quotient_numerator(tt.g_large, tt.h_large, p, "s") != ev.d4_numerator_printed(*args)
+    assert tt.quotient_numerator(tt.g_large, tt.h_large, p, "s") == ev.d4_numerator_corrected(*args)
+    assert tt.g_large(*args) / ev.h_large_printed(*args) != tt.err_large_coarse(*args)  # h_L's n_s
 
 
 def test_every_row_matches_on_this_runs_evidence(evidence, mc):
-    rows = claims.monte_carlo(mc, experiment.cor_4_4_printed_display(SETTINGS)) + claims.theorem_checks(evidence)
+    rows = claims.claims({"monte_carlo": mc, "theorems": evidence}, SETTINGS)
     assert {r.paper for r in rows} == {"model_sharing"}
     assert [r.claim for r in rows if r.status != "match"] == []
     errata = {(r.artifact, r.claim) for r in rows if r.kind == "erratum"}
@@ -69,7 +70,7 @@ def test_monte_carlo_rows_fail_on_a_wrong_formula(mc):
     wrong.loc[(wrong.method == "local") & (wrong.player == 0), "z"] = 9.0
     assert (
         status(
-            claims.monte_carlo(wrong, experiment.cor_4_4_printed_display(SETTINGS)),
+            claims._monte_carlo(wrong, ev.cor_4_4_printed_display(SETTINGS)),
             "Thm 4.1",
             "closed form vs Monte Carlo",
         )
@@ -79,49 +80,55 @@ def test_monte_carlo_rows_fail_on_a_wrong_formula(mc):
     coarse = mc[(mc.method == "coarse") & (mc.task == "regression")].set_index("player")
     agreeing = {(j, i): coarse.loc[j, "simulated"] for j in coarse.index for i in coarse.index if i != j}
     assert (
-        status(claims.monte_carlo(mc, agreeing), "Cor 4.4", "Gaussian regression display vs Monte Carlo") == "differs"
+        status(claims._monte_carlo(mc, agreeing), "Cor 4.4", "Gaussian regression display vs Monte Carlo") == "differs"
     )
     wrong = mc.copy()
     wrong.loc[(wrong.method == "coarse") & (wrong.task == "regression"), "z"] = 5.0
-    rows = claims.monte_carlo(wrong, experiment.cor_4_4_printed_display(SETTINGS))
+    rows = claims._monte_carlo(wrong, ev.cor_4_4_printed_display(SETTINGS))
     assert status(rows, "Cor 4.4", "Gaussian regression display vs Monte Carlo") == "differs"
 
 
 def test_section_5_rows_fail_on_false_evidence(evidence):
     s5 = copy.deepcopy(evidence["section_5"])
     s5["lemma_5_1_errors"][5] = list(reversed(s5["lemma_5_1_errors"][5]))  # n < threshold but error grows with M
-    assert claims.lemma_5_1(s5["lemma_5_1_errors"]).status == "differs"
-    assert claims.lemma_5_1_proof([(1, 2)], s5["lemma_5_1_derivative"]).status == "differs"
-    assert claims.lemma_5_1_proof(s5["lemma_5_1_formula"], [(Fraction(1), Fraction(0))]).status == "differs"
+    assert claims_uniform.lemma_5_1(s5["lemma_5_1_errors"]).status == "differs"
+    assert claims_uniform.lemma_5_1_proof([(1, 2)], s5["lemma_5_1_derivative"]).status == "differs"
+    assert claims_uniform.lemma_5_1_proof(s5["lemma_5_1_formula"], [(Fraction(1), Fraction(0))]).status == "differs"
     s5["cor_5_2"][(3, 5)] = {((0,), (1,), (2,))}
-    assert status(claims.corollary_5_2(s5["cor_5_2"]), "Cor 5.2", "n < mu_e/s2") == "differs"
+    assert status(claims_uniform.corollary_5_2(s5["cor_5_2"]), "Cor 5.2", "n < mu_e/s2") == "differs"
     above = [(n, [((0, 1),)]) for n, _ in s5["lemma_5_3_above"]]
-    assert status(claims.lemma_5_3(above, s5["lemma_5_3_at_or_above"]), "Lemma 5.3", "all n_i > mu_e/s2") == "differs"
+    assert (
+        status(claims_uniform.lemma_5_3(above, s5["lemma_5_3_at_or_above"]), "Lemma 5.3", "all n_i > mu_e/s2")
+        == "differs"
+    )
     at_or_above = [(n, set()) for n, _ in s5["lemma_5_3_at_or_above"]]
-    assert status(claims.lemma_5_3(s5["lemma_5_3_above"], at_or_above), "Lemma 5.3", "all n_i >= mu_e/s2") == "differs"
+    assert (
+        status(claims_uniform.lemma_5_3(s5["lemma_5_3_above"], at_or_above), "Lemma 5.3", "all n_i >= mu_e/s2")
+        == "differs"
+    )
     blocked = [i[:4] + ([(1, 0)],) for i in s5["theorem_5_4"]]
-    assert claims.theorem_5_4(blocked).status == "differs"
+    assert claims_uniform.theorem_5_4(blocked).status == "differs"
     moved = [i[:5] + ([("S", (1, 0), (0, 0))], i[6]) for i in s5["theorem_5_5"]]
-    assert claims.theorem_5_5(moved).status == "differs"
-    assert claims.theorem_5_4([]).status == "differs"  # nothing checked is not a match
+    assert claims_uniform.theorem_5_5(moved).status == "differs"
+    assert claims_uniform.theorem_5_4([]).status == "differs"  # nothing checked is not a match
 
 
 def test_appendix_c_rows_fail_on_false_evidence(evidence):
     c = copy.deepcopy(evidence["appendix_c"])
     c["derivatives"]["C.1"][0] = (Fraction(1), Fraction(2))
     c["thresholds"]["C.3"][0] = Fraction(1, 7)
-    rows = claims.appendix_c_derivatives(c["derivatives"], c["c4_corrected"], c["thresholds"])
+    rows = claims_uniform.appendix_c_derivatives(c["derivatives"], c["c4_corrected"], c["thresholds"])
     assert status(rows, "Lemma C.1", "derivative") == "differs"
     assert status(rows, "Lemma C.3", "threshold") == "differs"
     printed_right = dict(c["derivatives"], **{"C.4": c["c4_corrected"]})
-    rows = claims.appendix_c_derivatives(printed_right, c["c4_corrected"], c["thresholds"])
+    rows = claims_uniform.appendix_c_derivatives(printed_right, c["c4_corrected"], c["thresholds"])
     assert status(rows, "Lemma C.4", "derivative") == "differs"  # the printed form holding is not the erratum
     grid, top = c["grid"], c["grid_top"]
     e = grid[(5, 11)]
     e[(2, 1)] = (e[(1, 1)][0] + 1, e[(2, 1)][1])  # err_S grows with s; err_L(2, 1) unchanged
     e[(2, 2)] = (e[(2, 2)][0], e[(2, 1)][1] - 1)  # err_L falls with l at n_l = 11
     e[(3, 3)] = (e[(3, 2)][0] + 1, e[(3, 3)][1])
-    rows = claims.appendix_c_monotonicity(grid, top)
+    rows = claims_uniform.appendix_c_monotonicity(grid, top)
     assert status(rows, "Lemma C.1", "monotone") == "differs"
     assert status(rows, "Lemma C.2", "monotone") == "differs"
     grid = copy.deepcopy(evidence["appendix_c"]["grid"])
@@ -129,25 +136,28 @@ def test_appendix_c_rows_fail_on_false_evidence(evidence):
     e[(1, 2)] = (e[(1, 1)][0] + 1, e[(1, 2)][1])
     for s, bump in ((1, 1), (2, -1), (3, 1), (4, -1)):
         e[(s, 1)] = (e[(s, 1)][0], e[(s, 1)][1] + bump)
-    rows = claims.appendix_c_monotonicity(grid, top)
+    rows = claims_uniform.appendix_c_monotonicity(grid, top)
     assert status(rows, "Lemma C.3", "monotone") == "differs"
     assert status(rows, "Lemma C.4", "shape, n_l < mu_e/s2") == "differs"
     grid = copy.deepcopy(evidence["appendix_c"]["grid"])
     e = grid[(5, 30)]
     for s, bump in ((1, 1), (2, -1), (3, 1), (4, -1)):
         e[(s, 1)] = (e[(s, 1)][0], e[(s, 1)][1] + bump)
-    assert status(claims.appendix_c_monotonicity(grid, top), "Lemma C.4", "shape, n_l >= mu_e/s2") == "differs"
+    assert status(claims_uniform.appendix_c_monotonicity(grid, top), "Lemma C.4", "shape, n_l >= mu_e/s2") == "differs"
 
 
 def test_lemma_c5_rows_fail_on_false_evidence(evidence):
     c = evidence["appendix_c"]
-    rows = claims.lemma_c5([(Fraction(1), Fraction(2))], c["c5_search"], c["c5_context"])
+    rows = claims_uniform.lemma_c5([(Fraction(1), Fraction(2))], c["c5_search"], c["c5_context"])
     assert status(rows, "Lemma C.5", "proof identity") == "differs"
     inst, l1, errs = c["c5_context"][0]
     violated = [(inst, l1, {**errs, (1, 1): (Fraction(0), Fraction(0))})]
-    assert status(claims.lemma_c5(c["c5_identity"], c["c5_search"], violated), "Lemma C.5", "statement") == "differs"
+    assert (
+        status(claims_uniform.lemma_c5(c["c5_identity"], c["c5_search"], violated), "Lemma C.5", "statement")
+        == "differs"
+    )
     no_counterexample = {k: {cell: (Fraction(0), Fraction(0)) for cell in e} for k, e in c["c5_search"].items()}
-    rows = claims.lemma_c5(c["c5_identity"], no_counterexample, c["c5_context"])
+    rows = claims_uniform.lemma_c5(c["c5_identity"], no_counterexample, c["c5_context"])
     assert status(rows, "Lemma C.5", "statement") == "differs"
 
 
@@ -157,13 +167,13 @@ def test_section_6_rows_fail_on_false_evidence(evidence):
     m["local"] = Fraction(0)  # local learning better than every w
     m["w_printed"] += 1
     m["closed_form"] += 1
-    rows = claims.lemma_6_1_and_6_3(s6["lemma_6_1"])
+    rows = claims_weighted.lemma_6_1_and_6_3(s6["lemma_6_1"])
     assert [r.status for r in rows] == ["differs"] * 3
-    assert claims.corollary_6_2([(n, set()) for n, _ in s6["cor_6_2"]]).status == "differs"
+    assert claims_weighted.corollary_6_2([(n, set()) for n, _ in s6["cor_6_2"]]).status == "differs"
     key = next(iter(s6["lemma_6_4"]))
     core, exact, formula = s6["lemma_6_4"][key]
     s6["lemma_6_4"][key] = ([], exact, formula + 1)
-    assert [r.status for r in claims.lemma_6_4(s6["lemma_6_4"])] == ["differs", "differs"]
+    assert [r.status for r in claims_weighted.lemma_6_4(s6["lemma_6_4"])] == ["differs", "differs"]
 
 
 def test_appendix_d_rows_fail_on_false_evidence(evidence):
@@ -175,7 +185,7 @@ def test_appendix_d_rows_fail_on_false_evidence(evidence):
     s6["d_thresholds"]["D.2"]["corrected"][0] = Fraction(1)
     grid = s6["d_grid"][(5, 50)]
     grid[(2, 1)] = (grid[(1, 1)][0] + 1, grid[(1, 1)][1] + 1)  # err_S and err_L grow with s
-    rows = claims.appendix_d(s6, evidence["points"])
+    rows = claims_weighted.appendix_d(s6, evidence["points"])
     for artifact, claim in (
         ("Lemma D.1", "g_S/h_S"),
         ("Lemma D.3", "h_L"),
@@ -188,7 +198,7 @@ def test_appendix_d_rows_fail_on_false_evidence(evidence):
         assert status(rows, artifact, claim) == "differs", (artifact, claim)
     s6 = copy.deepcopy(evidence["section_6"])
     s6["d_grid"][(5, 50)][(1, 6)] = (Fraction(9), Fraction(9))  # err_S and err_L jump up from l = 5 to 6
-    rows = claims.appendix_d(s6, evidence["points"])
+    rows = claims_weighted.appendix_d(s6, evidence["points"])
     assert status(rows, "Lemma D.2", "monotone") == "differs"
     assert status(rows, "Lemma D.3", "monotone") == "differs"
 
@@ -197,32 +207,32 @@ def test_theorem_6_5_rows_fail_on_false_evidence(evidence):
     instances = copy.deepcopy(evidence["section_6"]["theorem_6_5"])
     for i in instances:
         i["grand_blockers"] = [(1, 0)]
-    rows = claims.theorem_6_5(instances)
+    rows = claims_weighted.theorem_6_5(instances)
     assert status(rows, "Thm 6.5", "pi_g branch") == "differs"
     assert status(rows, "Thm 6.5", "pi_d branch") == "differs"  # at a tie pi_g is then blocked too
     instances = copy.deepcopy(evidence["section_6"]["theorem_6_5"])
     for i in instances:
         i["split_blockers"] = []  # the printed branch would hold at the ties
-    assert status(claims.theorem_6_5(instances), "Thm 6.5", "pi_d branch") == "differs"
+    assert status(claims_weighted.theorem_6_5(instances), "Thm 6.5", "pi_d branch") == "differs"
 
 
 def test_section_7_and_summary_rows_fail_on_false_evidence(evidence):
     weights = copy.deepcopy(evidence["section_7"]["lemma_7_1"])
     weights[0]["partials"][0] += 1
     weights[1]["weights"] = [Fraction(3, 2), Fraction(-1, 2)]
-    rows = claims.lemma_7_1(weights)
+    rows = claims_weighted.lemma_7_1(weights)
     assert [r.status for r in rows] == ["differs", "differs"]
     best = [(n, [(Fraction(2), Fraction(1))] * len(n)) for n, _ in evidence["section_7"]["cor_7_2"]]
-    assert claims.corollary_7_2(best).status == "differs"
+    assert claims_weighted.corollary_7_2(best).status == "differs"
     objections = [dict(i, objections=[(1, 1)]) for i in evidence["summary"]]
-    assert claims.summary(objections).status == "differs"
+    assert claims_weighted.summary(objections).status == "differs"
 
 
 def test_printed_values_fail_on_false_results(appendix):
     report, core = appendix
     result = experiment.table("table2", REF["tables"]["table2"])
     cell = dict(result.cells.iloc[0], exact="3")
-    assert claims.table_cell("Table 2", cell, "").status == "differs"
+    assert claims_printed.table_cell("Table 2", cell, "", "").status == "differs"
     stability = result.stability.copy()
     stability["core"] = stability.partition == "{a},{b},{c}"
     stability["core_blocking"] = ""
@@ -234,25 +244,27 @@ def test_printed_values_fail_on_false_results(appendix):
     for statement in REF["tables"]["table2"]["stability_claims"][::2] + [
         {"notion": "core", "minimal_for_all": [[0, 1, 2]]}
     ]:
-        assert claims.stability_statement("Table 2", statement, stability, errors_table).status == "differs", statement
+        assert claims_printed.stability_statement("Table 2", statement, stability, errors_table).status == "differs", (
+            statement
+        )
     includes = {"notion": "core", "includes": [[0], [1], [2]]}
-    assert claims.stability_statement("Table 2", includes, result.stability, errors_table).status == "differs"
+    assert claims_printed.stability_statement("Table 2", includes, result.stability, errors_table).status == "differs"
     wrong = copy.deepcopy(report)
     wrong["leave_one_out"][0]["reproduced"] = ["1.107323"]
     wrong["leave_one_out"][1]["sizes_from_the_others"], wrong["leave_one_out"][1]["reproduced"] = [], []
-    assert [r.status for r in claims.example_c6_values(wrong)][:3] == ["differs", "differs", "match"]
+    assert [r.status for r in claims_printed.example_c6_values(wrong)][:3] == ["differs", "differs", "match"]
     wrong = copy.deepcopy(report)
     wrong["errors"]["pi(0,1)"]["err_L"] = "0"  # large players would rather stay alone than join anything
-    rows = claims.example_c6_statements(wrong, core)
+    rows = claims_printed.example_c6_statements(wrong, core)
     assert [r.status for r in rows][:5] == ["differs", "match", "match", "differs", "differs"]
     wrong["errors"]["pi(0,1)"]["err_L"] = "2"  # now joining pi(70,3) with a fourth large player pays
-    assert claims.example_c6_statements(wrong, core)[1].status == "differs"
+    assert claims_printed.example_c6_statements(wrong, core)[1].status == "differs"
     wrong["errors"]["pi(68,4)"]["err_S"] = "2"  # the small players would not leave pi(70,3)
-    assert claims.example_c6_statements(wrong, core)[2].status == "differs"
+    assert claims_printed.example_c6_statements(wrong, core)[2].status == "differs"
     core_stable = core.assign(core_stable=True, blocking_coalitions="")
-    assert status(claims.example_c6_statements(report, core_stable), "Example C.6", "conclusion") == "differs"
+    assert status(claims_printed.example_c6_statements(report, core_stable), "Example C.6", "conclusion") == "differs"
     assert (
-        status(claims.example_c6_statements(report, core[core.L < 7]), "Example C.6", "conclusion")
+        status(claims_printed.example_c6_statements(report, core[core.L < 7]), "Example C.6", "conclusion")
         == "not run in this profile"
     )
 
@@ -260,6 +272,6 @@ def test_printed_values_fail_on_false_results(appendix):
 def test_printed_values_on_the_paper(appendix):
     report, core = appendix
     tables = [experiment.table(name, spec) for name, spec in REF["tables"].items()]
-    rows = claims.printed_values(REF, tables, report, core)
+    rows = claims_printed.printed_values(REF, tables, report, core)
     assert [(r.artifact, r.claim) for r in rows if r.status != "match"] == [("Table 5", "err_d({a,b,c,d})")]
     assert sum(r.artifact == "Example C.6" and r.kind == "printed" for r in rows) == 7

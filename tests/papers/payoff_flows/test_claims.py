@@ -11,7 +11,7 @@ import pytest
 
 from fairshare.games.payoff_flows import rho_shapley_rewards
 from fairshare.papers.payoff_flows import claims as c
-from fairshare.papers.payoff_flows.experiment import PAPER_SCENARIOS, Scenario, allocations
+from fairshare.papers.payoff_flows.experiment import PAPER_SCENARIOS, Outcome, Scenario, Table, allocations, read_table
 from fairshare.report import read_claims, write_claims
 from tests.conftest import REPO
 
@@ -20,18 +20,18 @@ pytestmark = pytest.mark.filterwarnings("ignore::fairshare.games.payoff_flows.No
 REFERENCE = json.loads((REPO / "workflow" / "reference" / "payoff_mnist_5parties_v.json").read_text())
 
 
-def _table(v, parties, scenarios=PAPER_SCENARIOS, dataset="mnist", label="reference") -> c.Table:
+def _table(v, parties, scenarios=PAPER_SCENARIOS, dataset="mnist", label="reference") -> Table:
     alloc, flows = allocations(v, parties, scenarios, label, 0)
-    return c.read_table(label, dataset, alloc, flows)
+    return read_table(label, dataset, alloc, flows)
 
 
 @pytest.fixture(scope="module")
-def reference() -> c.Table:
+def reference() -> Table:
     return _table(REFERENCE["v"], REFERENCE["parties"])
 
 
 def test_every_statement_holds_on_the_authors_table(reference):
-    rows = c.claims([reference])
+    rows = c.claims({reference.label: reference}, None)
     assert len(rows) == len(c.STATEMENTS) == 13
     assert [r.status for r in rows] == ["match"] * 13
     assert {r.kind for r in rows} == {"claim"} and all(r.claim.endswith("[reference]") for r in rows)
@@ -45,7 +45,7 @@ def test_scenarios_are_found_by_their_budgets(reference):
     )
 
 
-def _with(outcome: c.Outcome, **changes) -> c.Outcome:
+def _with(outcome: Outcome, **changes) -> Outcome:
     return dataclasses.replace(outcome, **{k: np.array(v, dtype=float) for k, v in changes.items()})
 
 
@@ -53,43 +53,46 @@ def test_each_check_says_differs_where_the_statement_is_false(reference):
     free, zero, first = (reference.scenarios[r] for r in ("unlimited", "zero", "first"))
     grand = zero.grand
     false_cases = {
-        "better_than_own": (c.better_than_own, _with(zero, model=np.r_[zero.own[0], zero.model[1:]])),
-        "not_rho_shapley": (c.not_rho_shapley, _with(zero, model=rho_shapley_rewards(zero.shapley, grand, 0.7))),
+        "better_than_own": (c._better_than_own, _with(zero, model=np.r_[zero.own[0], zero.model[1:]])),
+        "not_rho_shapley": (c._not_rho_shapley, _with(zero, model=rho_shapley_rewards(zero.shapley, grand, 0.7))),
         "first_party_improves": (
-            c.first_party_improves,
+            c._first_party_improves,
             zero,
             _with(first, model=np.r_[zero.model[0], first.model[1:]]),
         ),
-        "helps_others": (c.helps_others, zero, _with(first, model=np.r_[first.model[0], zero.model[1:]])),
-        "largest_payoff_last": (c.largest_payoff_last, _with(free, payoff=[0, 0, 0, 1, 0.5])),
-        "middle_above_small": (c.middle_above_small, _with(free, payoff=[0.2, 0, 0.1, 0, 0])),
-        "differs_from_ohrimenko": (c.differs_from_ohrimenko, _with(free, payoff=np.array(c.OHRIMENKO_PAYOFFS) + 0.004)),
-        "last_gets_grand_at_zero": (c.last_gets_grand_at_zero, _with(zero, model=np.r_[zero.model[:4], grand - 0.01])),
+        "helps_others": (c._helps_others, zero, _with(first, model=np.r_[first.model[0], zero.model[1:]])),
+        "largest_payoff_last": (c._largest_payoff_last, _with(free, payoff=[0, 0, 0, 1, 0.5])),
+        "middle_above_small": (c._middle_above_small, _with(free, payoff=[0.2, 0, 0.1, 0, 0])),
+        "differs_from_ohrimenko": (
+            c._differs_from_ohrimenko,
+            _with(free, payoff=np.array(c.OHRIMENKO_PAYOFFS) + 0.004),
+        ),
+        "last_gets_grand_at_zero": (c._last_gets_grand_at_zero, _with(zero, model=np.r_[zero.model[:4], grand - 0.01])),
         "middle_parties_improve": (
-            c.middle_parties_improve,
+            c._middle_parties_improve,
             zero,
             _with(first, model=np.r_[first.model[:3], zero.model[3], first.model[4]]),
         ),
-        "first_row_grows": (c.first_row_grows, zero, dataclasses.replace(first, flows=_row(first.flows, 0, 3, zero))),
+        "first_row_grows": (c._first_row_grows, zero, dataclasses.replace(first, flows=_row(first.flows, 0, 3, zero))),
         "last_column_grows": (
-            c.last_column_grows,
+            c._last_column_grows,
             zero,
             dataclasses.replace(first, flows=_row(first.flows, 2, 4, zero)),
         ),
-        "last_grand_and_paid": (c.last_grand_and_paid, _with(first, payoff=np.r_[first.payoff[:4], 0.0])),
+        "last_grand_and_paid": (c._last_grand_and_paid, _with(first, payoff=np.r_[first.payoff[:4], 0.0])),
         "last_row_unchanged": (
-            c.last_row_unchanged,
+            c._last_row_unchanged,
             zero,
             dataclasses.replace(first, flows=_row(first.flows, 4, 0, None)),
         ),
     }
-    checked = {st.check.__name__ for st in c.STATEMENTS}
+    checked = {st.check.__name__.lstrip("_") for st in c.STATEMENTS}
     assert checked == set(false_cases)
     for name, (check, *outcomes) in false_cases.items():
         assert check(*outcomes)[0] is False, name
 
 
-def _row(flows: np.ndarray, i: int, j: int, like: c.Outcome | None) -> np.ndarray:
+def _row(flows: np.ndarray, i: int, j: int, like: Outcome | None) -> np.ndarray:
     """``flows`` with entry (i, j) set to ``like``'s (no increase), or raised by 0.01 when ``like`` is None."""
     out = flows.copy()
     out[i, j] = like.flows[i, j] if like is not None else out[i, j] + 0.01
@@ -99,12 +102,12 @@ def _row(flows: np.ndarray, i: int, j: int, like: c.Outcome | None) -> np.ndarra
 def test_weak_efficiency_is_not_enough_for_the_last_party(reference):
     # [6-9] getting v(N) and a positive payoff both matter: v(N) going to another party fails the statement
     first = reference.scenarios["first"]
-    assert c.last_grand_and_paid(_with(first, model=np.r_[first.model[:4], first.grand - 0.1]))[0] is False
+    assert c._last_grand_and_paid(_with(first, model=np.r_[first.model[:4], first.grand - 0.1]))[0] is False
 
 
 def test_rho_shapley_needs_positive_shapley_values(reference):
     zero = reference.scenarios["zero"]
-    holds, why = c.not_rho_shapley(_with(zero, shapley=np.r_[-0.01, zero.shapley[1:]]))
+    holds, why = c._not_rho_shapley(_with(zero, shapley=np.r_[-0.01, zero.shapley[1:]]))
     assert holds is None and "positive" in why
 
 
@@ -112,18 +115,19 @@ def test_statements_that_cannot_be_checked_say_why():
     # three parties (the test profile's table): only the four statements about any table are checked
     v = np.array([0.0, 0.2, 0.1, 0.4, 0.2, 0.45, 0.35, 0.56])
     budgets = [Scenario("b = inf", None), Scenario("b = 0", (0.0,) * 3), Scenario("b = 0.3 for [0-2]", (0.3, 0, 0))]
-    rows = c.claims([_table(v, ["[0-2]", "[3-5]", "[6-9]"], budgets, "digits", "trained")])
+    rows = c.claims({"trained": _table(v, ["[0-2]", "[3-5]", "[6-9]"], budgets, "digits", "trained")}, None)
     run = [r for r in rows if r.status != "not run in this profile"]
     assert len(run) == 4 and all(r.claim.endswith("[trained]") for r in rows)
     assert all("not the paper's five" in r.note for r in rows if r not in run)
     # a table without the first-party scenario, and [13]'s MNIST payoffs against another dataset
-    rows = c.claims([_table(REFERENCE["v"], REFERENCE["parties"], PAPER_SCENARIOS[:2], "fashion_mnist", "trained")])
+    trained = _table(REFERENCE["v"], REFERENCE["parties"], PAPER_SCENARIOS[:2], "fashion_mnist", "trained")
+    rows = c.claims({"trained": trained}, None)
     skipped = {r.claim: r.note for r in rows if r.status == "not run in this profile"}
     assert sum("no first-budget scenario" in note for note in skipped.values()) == 7
     assert any("[13]" in claim and "fashion_mnist" in note for claim, note in skipped.items())
 
 
 def test_rows_round_trip_through_the_claims_file(reference, tmp_path):
-    write_claims(tmp_path / "claims.csv", c.claims([reference]))
+    write_claims(tmp_path / "claims.csv", c.claims({reference.label: reference}, None))
     frame = read_claims(tmp_path / "claims.csv")
     assert len(frame) == 13 and set(frame["status"]) == {"match"}

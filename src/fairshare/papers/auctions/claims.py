@@ -1,7 +1,7 @@
 """The paper's Section V / Fig. 7 statements checked against computed results (results/auctions/claims.csv and
 exp6_claims.csv).
 
-Every function takes the tidy result tables the pipeline writes (exp5.csv, truthfulness.csv, corollary10.csv,
+One entry point, :func:`claims`; each private function takes one of the tidy result tables the pipeline writes (exp5.csv, truthfulness.csv, corollary10.csv,
 exp6_summary.csv) and returns :class:`~fairshare.report.Claim` records (status "not run in this profile" when the
 run has no data for a statement). Statements are tested as the paper words them: "all the other mechanisms" means
 every mechanism of Fig. 7, the posted prices without budget included; "outperforms" and "higher" are strict.
@@ -11,36 +11,19 @@ less than one client) are unit tests in tests/games/test_auctions.py, not rows.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 
+from fairshare.papers.auctions.experiment import Exp6, Settings
 from fairshare.report import Claim
 
+PAPER = "auctions"
 MAXMIN, GMM, GREEDY, BF = "maxmin_fair", "gmmfair", "greedy_within_budget", "budget_fair"
 
 
-def _row(
-    claim: str,
-    artifact: str,
-    paper_states: str,
-    parameters: str,
-    holds: bool | None,
-    reproduced: str,
-    note: str = "",
-    kind: str = "claim",
-) -> Claim:
-    return Claim.verdict(
-        None if holds is None else bool(holds),
-        paper="auctions",
-        artifact=artifact,
-        claim=claim,
-        kind=kind,
-        paper_states=paper_states,
-        reproduced=f"{reproduced} ({parameters})",
-        note=note,
-    )
-
-
-def exp5_means(tidy: pd.DataFrame) -> pd.DataFrame:
+def _exp5_means(tidy: pd.DataFrame) -> pd.DataFrame:
     """Seed means of every Exp 5 metric: one row per (method, budget), one column per metric."""
     return tidy.pivot_table(index=["method", "budget"], columns="metric", values="value", aggfunc="mean")
 
@@ -74,9 +57,9 @@ def _fairer_after_peak(diff: pd.Series) -> bool:
     )
 
 
-def exp5_claims(tidy: pd.DataFrame, constrained_max: float) -> list[Claim]:
+def _exp5(tidy: pd.DataFrame, constrained_max: float) -> list[Claim]:
     """Fig. 7a/7b orderings (Experiment 5) from the tidy exp5 table; the budget-constrained region is B <= constrained_max."""
-    means = exp5_means(tidy)
+    means = _exp5_means(tidy)
     diff, low, task1 = _at(means, "difference"), _at(means, "min_recruited"), _at(means, "take_up_task1")
     seeds = tidy.seed.nunique()
     budgets = diff.index.to_numpy()
@@ -90,40 +73,43 @@ def exp5_claims(tidy: pd.DataFrame, constrained_max: float) -> list[Claim]:
     rivals = [m for m in mechanisms if m not in (MAXMIN, GMM)]
     ok = bool((diff.loc[cons, MAXMIN].to_numpy()[:, None] <= diff.loc[cons, rivals].to_numpy()).all())
     rows.append(
-        _row(
-            "MMFL max-min fair has the smallest task difference in the budget-constrained region",
-            "Figure 7a",
-            "MMFL Max-min Fair leads to the lowest difference in the number of clients across tasks, hitting the optimum of the "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 7a",
+            claim="MMFL max-min fair has the smallest task difference in the budget-constrained region",
+            paper_states="MMFL Max-min Fair leads to the lowest difference in the number of clients across tasks, hitting the optimum of the "
             "non-truthful GMMFair; MMFL Max-Min Fair outperforms them in the budget constrained region",
-            region + "; compared with every mechanism but GMMFair, whose difference is 0 by construction",
-            ok,
-            f"mean difference over the region: {_fmt(diff.loc[cons].mean().sort_values(), 2)}",
+            reproduced=f"mean difference over the region: {_fmt(diff.loc[cons].mean().sort_values(), 2)} ({region}; "
+            "compared with every mechanism but GMMFair, whose difference is 0 by construction)",
+            holds=ok,
         )
     )
 
     others = [m for m in mechanisms if m != GMM]
     rows.append(
-        _row(
-            "GMMFair recruits the most clients per task (highest minimum) at every budget",
-            "Figure 7b",
-            "GMMFair yields the highest minimum number of users assigned to each task, consistent with Lemma 7",
-            every,
-            _beaten(low, GMM, others, strict=False) == "none",
-            f"budgets where a mechanism recruits more than GMMFair: {_beaten(low, GMM, others, strict=False)}",
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 7b",
+            claim="GMMFair recruits the most clients per task (highest minimum) at every budget",
+            paper_states="GMMFair yields the highest minimum number of users assigned to each task, consistent with Lemma 7",
+            reproduced=f"budgets where a mechanism recruits more than GMMFair: {_beaten(low, GMM, others, strict=False)} "
+            f"({every})",
+            holds=_beaten(low, GMM, others, strict=False) == "none",
         )
     )
 
     others = [m for m in mechanisms if m not in (GMM, MAXMIN)]
     rows.append(
-        _row(
-            "In the budget-constrained region MMFL max-min fair recruits more clients than every mechanism but GMMFair",
-            "Figure 7b",
-            "When the budget is low (budget constrained regime), our near-truthful auction MMFL Max-min Fair outperforms "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 7b",
+            claim="In the budget-constrained region MMFL max-min fair recruits more clients than every mechanism but GMMFair",
+            paper_states="When the budget is low (budget constrained regime), our near-truthful auction MMFL Max-min Fair outperforms "
             "all the other mechanisms in the minimum number of users; (b) incentivizes more clients than any incentivization "
             "algorithm but the un-truthful GMMFair",
-            region + "; every mechanism but GMMFair",
-            _beaten(low.loc[cons], MAXMIN, others, strict=True) == "none",
-            f"budgets where a mechanism recruits at least as many: {_beaten(low.loc[cons], MAXMIN, others, strict=True)}",
+            reproduced=f"budgets where a mechanism recruits at least as many: "
+            f"{_beaten(low.loc[cons], MAXMIN, others, strict=True)} ({region}; every mechanism but GMMFair)",
+            holds=_beaten(low.loc[cons], MAXMIN, others, strict=True) == "none",
         )
     )
 
@@ -135,47 +121,50 @@ def exp5_claims(tidy: pd.DataFrame, constrained_max: float) -> list[Claim]:
         else first is not None and first > constrained_max and overtaken == [b for b in budgets if b >= first]
     )
     rows.append(
-        _row(
-            "As the budget grows, Greedy Within Budget overtakes MMFL max-min fair in the minimum recruited, for good",
-            "Figure 7b",
-            "As the budget increases, the greedy-based mechanisms outperform it",
-            f"budget grid up to {budgets[-1]:g}",
-            holds,
-            f"greedy > max-min at B = {', '.join(f'{b:g}' for b in overtaken) or 'none'}",
-            "not evaluated: the grid has no budget above the constrained region" if holds is None else "",
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 7b",
+            claim="As the budget grows, Greedy Within Budget overtakes MMFL max-min fair in the minimum recruited, for good",
+            paper_states="As the budget increases, the greedy-based mechanisms outperform it",
+            reproduced=f"greedy > max-min at B = {', '.join(f'{b:g}' for b in overtaken) or 'none'} "
+            f"(budget grid up to {budgets[-1]:g})",
+            holds=holds,
+            note="not evaluated: the grid has no budget above the constrained region" if holds is None else "",
         )
     )
 
     others = [m for m in mechanisms if m != GREEDY]
     rows.append(
-        _row(
-            "Greedy Within Budget assigns the most clients to task 1",
-            "Figure 7a",
-            "Greedy within budget assigned the most clients to task 1, resulting in a high difference",
-            every,
-            _beaten(task1, GREEDY, others, strict=False) == "none",
-            f"budgets where a mechanism assigns more clients to task 1: {_beaten(task1, GREEDY, others, strict=False)}",
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 7a",
+            claim="Greedy Within Budget assigns the most clients to task 1",
+            paper_states="Greedy within budget assigned the most clients to task 1, resulting in a high difference",
+            reproduced=f"budgets where a mechanism assigns more clients to task 1: "
+            f"{_beaten(task1, GREEDY, others, strict=False)} ({every})",
+            holds=_beaten(task1, GREEDY, others, strict=False) == "none",
         )
     )
 
     for method, label in ((GREEDY, "Greedy Within Budget"), (BF, "Budget-Fair")):
         holds = None if len(above) == 0 else _fairer_after_peak(diff[method])
         rows.append(
-            _row(
-                f"{label} becomes fairer as the budget grows",
-                "Figure 7a",
-                "Both Greedy within budget and the Budget-Fair Auction become more fair (decreasing difference across tasks) as "
+            Claim.statement(
+                paper=PAPER,
+                artifact="Figure 7a",
+                claim=f"{label} becomes fairer as the budget grows",
+                paper_states="Both Greedy within budget and the Budget-Fair Auction become more fair (decreasing difference across tasks) as "
                 "the budget increases",
-                f"budget grid up to {budgets[-1]:g}; the difference rises to one peak and falls from there on",
-                holds,
-                "difference by budget: " + ", ".join(f"B = {b:g} {v:.1f}" for b, v in diff[method].items()),
-                "not evaluated: the grid has no budget above the constrained region" if holds is None else "",
+                reproduced=f"difference by budget: {', '.join(f'B = {b:g} {v:.1f}' for b, v in diff[method].items())} "
+                f"(budget grid up to {budgets[-1]:g}; the difference rises to one peak and falls from there on)",
+                holds=holds,
+                note="not evaluated: the grid has no budget above the constrained region" if holds is None else "",
             )
         )
     return rows
 
 
-def truthfulness_claims(truth: pd.DataFrame) -> list[Claim]:
+def _truthfulness(truth: pd.DataFrame) -> list[Claim]:
     """Truthfulness statements of Sec. V from the misreport sweep (results/auctions/truthfulness.csv)."""
     total = truth.pivot_table(index="method", columns="metric", values="value", aggfunc="sum")
     worst = truth.pivot_table(index="method", columns="metric", values="value", aggfunc="max")
@@ -194,65 +183,70 @@ def truthfulness_claims(truth: pd.DataFrame) -> list[Claim]:
     outside = int(total.loc[MAXMIN, "same_task_outside_events"])
     losers = int(total.loc[MAXMIN, "same_task_outside_events_by_losers"])
     rows = [
-        _row(
-            "The budget-fair auction is truthful: not with the payment printed in Sec. V-A, but with Singer's threshold "
+        Claim.erratum(
+            paper=PAPER,
+            artifact="Section V-A",
+            claim="The budget-fair auction is truthful: not with the payment printed in Sec. V-A, but with Singer's threshold "
             "payment",
-            "Section V-A",
-            "winners are paid B/(S(k-1)); this budget-fair auction is truthful",
-            params + "; printed: uniform payment B/(S k*); corrected: min(B/(S k*), b_(k*+1))",
-            printed_fails and corrected_holds,
-            f"printed payment: {describe('budget_fair_uniform_price')}; threshold payment: {describe(BF)}",
-            "the winners, hence Figs. 7a/7b, are the same under both payments",
-            kind="erratum",
+            paper_states="winners are paid B/(S(k-1)); this budget-fair auction is truthful",
+            reproduced=f"printed payment: {describe('budget_fair_uniform_price')}; threshold payment: {describe(BF)} "
+            f"({params}; printed: uniform payment B/(S k*); corrected: min(B/(S k*), b_(k*+1)))",
+            holds=printed_fails and corrected_holds,
+            note="the winners, hence Figs. 7a/7b, are the same under both payments",
         ),
-        _row(
-            "MMFL max-min fair: a misreport raises the user's utility in that task only through a re-allocation or "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Theorem 8",
+            claim="MMFL max-min fair: a misreport raises the user's utility in that task only through a re-allocation or "
             "fractional round",
-            "Theorem 8",
-            "such re-allocation rounds are the only instances that incentivize "
+            paper_states="such re-allocation rounds are the only instances that incentivize "
             "un-truthfulness; all four conditions rely on the un-truthful bid comprising part of a re-allocation round",
-            params + "; utility u_{i,s} of the misreported task (Eq. 32)",
-            outside == 0,
-            f"{int(total.loc[MAXMIN, 'profitable_same_task'])} misreports raise u_(i,s) (largest gain "
-            f"{worst.loc[MAXMIN, 'max_gain_same_task']:.4f}); {outside} of them without the bid taking part in such a round, "
-            f"{losers} of those under-bids by a user who loses when truthful",
-            "the exceptions are losing users who under-bid, displace the last winner and are paid the proportional-share price "
+            reproduced=(
+                f"{int(total.loc[MAXMIN, 'profitable_same_task'])} misreports raise u_(i,s) (largest gain "
+                f"{worst.loc[MAXMIN, 'max_gain_same_task']:.4f}); {outside} of them without the bid taking part in such a round, "
+                f"{losers} of those under-bids by a user who loses when truthful ({params}; utility u_{{i,s}} of the "
+                "misreported task (Eq. 32))"
+            ),
+            holds=outside == 0,
+            note="the exceptions are losing users who under-bid, displace the last winner and are paid the proportional-share price "
             "B_s/t (the printed budget-fair payment)"
             if outside and outside == losers
             else "",
         ),
-        _row(
-            "One misreport lowers the max-min objective by at most 2",
-            "Corollary 9",
-            "the fractional round arrives at most one round earlier; this reduces the max-min objective by at most 2",
-            params + "; every misreport",
-            worst.loc[MAXMIN, "max_objective_drop"] <= 2 + 1e-9,
-            f"largest drop {worst.loc[MAXMIN, 'max_objective_drop']:.3f} (over profitable misreports "
-            f"{worst.loc[MAXMIN, 'max_objective_drop_profitable']:.3f})",
+        Claim.statement(
+            paper=PAPER,
+            artifact="Corollary 9",
+            claim="One misreport lowers the max-min objective by at most 2",
+            paper_states="the fractional round arrives at most one round earlier; this reduces the max-min objective by at most 2",
+            reproduced=(
+                f"largest drop {worst.loc[MAXMIN, 'max_objective_drop']:.3f} (over profitable misreports "
+                f"{worst.loc[MAXMIN, 'max_objective_drop_profitable']:.3f}) ({params}; every misreport)"
+            ),
+            holds=worst.loc[MAXMIN, "max_objective_drop"] <= 2 + 1e-9,
         ),
-        _row(
-            "MMFL max-min fair is near-truthful: misreporting pays less often and less than under GMMFair",
-            "Section V-B",
-            "near-truthful auction; GMMFair is not truthful",
-            params + "; utility summed over both tasks",
-            share[MAXMIN] < share[GMM] and worst.loc[MAXMIN, "max_gain"] < worst.loc[GMM, "max_gain"],
-            f"max-min: {describe(MAXMIN)}; GMMFair: {describe(GMM)}",
-            f"{int(total.loc[MAXMIN, 'profitable_other_task_only'])} max-min misreports pay only through the user's other "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Section V-B",
+            claim="MMFL max-min fair is near-truthful: misreporting pays less often and less than under GMMFair",
+            paper_states="near-truthful auction; GMMFair is not truthful",
+            reproduced=f"max-min: {describe(MAXMIN)}; GMMFair: {describe(GMM)} ({params}; utility summed over both tasks)",
+            holds=share[MAXMIN] < share[GMM] and worst.loc[MAXMIN, "max_gain"] < worst.loc[GMM, "max_gain"],
+            note=f"{int(total.loc[MAXMIN, 'profitable_other_task_only'])} max-min misreports pay only through the user's other "
             "task (budget moved between tasks changes its price there), a channel Theorem 8 does not consider",
         ),
-        _row(
-            "GMMFair, Greedy and Random Within Budget are not truthful",
-            "Figure 7 (NT)",
-            "NT = non-truthful mechanism",
-            params,
-            all(total.loc[m, "profitable"] > 0 for m in (GMM, GREEDY, "random_within_budget")),
-            "; ".join(f"{m}: {describe(m)}" for m in (GMM, GREEDY, "random_within_budget")),
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 7 (NT)",
+            claim="GMMFair, Greedy and Random Within Budget are not truthful",
+            paper_states="NT = non-truthful mechanism",
+            reproduced=f"{'; '.join(f'{m}: {describe(m)}' for m in (GMM, GREEDY, 'random_within_budget'))} ({params})",
+            holds=all(total.loc[m, "profitable"] > 0 for m in (GMM, GREEDY, "random_within_budget")),
         ),
     ]
     return rows
 
 
-def corollary10_claims(cor: pd.DataFrame, tolerance_se: float = 4.0) -> list[Claim]:
+def _corollary10(cor: pd.DataFrame, tolerance_se: float = 4.0) -> list[Claim]:
     """Corollary 10's closed forms against Monte Carlo on the minimum bids and on the auctions; the text's "strictly
     greater" is an erratum (the corollary's inequality says smaller), checked in the same row."""
     rows = []
@@ -267,22 +261,22 @@ def corollary10_claims(cor: pd.DataFrame, tolerance_se: float = 4.0) -> list[Cla
                 parts.append(f"{source} {mech} {est:.4f}")
         mm, bf = val[("closed_form", "p_no_user_maxmin")], val[("closed_form", "p_no_user_budget_fair")]
         rows.append(
-            _row(
-                f"Corollary 10 closed forms at B lambda = {y:g}",
-                "Corollary 10",
-                "P(some task gets no user): max-min e^-y (1 + y) <= budget-fair e^-y (2 e^(y/2) - 1); the text calls the max-min "
+            Claim.erratum(
+                paper=PAPER,
+                artifact="Corollary 10",
+                claim=f"Corollary 10 closed forms at B lambda = {y:g}",
+                paper_states="P(some task gets no user): max-min e^-y (1 + y) <= budget-fair e^-y (2 e^(y/2) - 1); the text calls the max-min "
                 "probability 'strictly greater'",
-                f"S = 2; estimates within {tolerance_se:g} standard errors",
-                all(checks) and mm < bf,
-                f"closed form {mm:.4f} vs {bf:.4f}; " + ", ".join(parts),
-                "the max-min probability is smaller, as the corollary's inequality states, not greater as the text says",
-                kind="erratum",
+                reproduced=f"closed form {mm:.4f} vs {bf:.4f}; {', '.join(parts)} "
+                f"(S = 2; estimates within {tolerance_se:g} standard errors)",
+                holds=all(checks) and mm < bf,
+                note="the max-min probability is smaller, as the corollary's inequality states, not greater as the text says",
             )
         )
     return rows
 
 
-def exp6_claims(per_round: pd.DataFrame, tolerance: float) -> list[Claim]:
+def _exp6(per_round: pd.DataFrame, tolerance: float) -> list[Claim]:
     """Fig. 7c statements from the per-round minimum accuracy across the two tasks (results/auctions/exp6_summary.csv)."""
     curves = per_round.groupby(["round", "method"]).min_acc.mean().unstack("method")
     final = curves.iloc[-1].sort_values(ascending=False)
@@ -293,36 +287,58 @@ def exp6_claims(per_round: pd.DataFrame, tolerance: float) -> list[Claim]:
     if GMM in final:
         behind = [r for r in curves.index if (curves.loc[r].drop(GMM) > curves.loc[r, GMM]).any()]
         rows.append(
-            _row(
-                "GMMFair's recruits reach the highest minimum accuracy in every round",
-                "Figure 7c",
-                "GMMFair consistently has the highest minimum accuracy across tasks",
-                f"minimum test accuracy over the two tasks per round, mean over {seeds} seeds",
-                not behind,
-                f"rounds where another mechanism is higher: {', '.join(map(str, behind)) or 'none'}; {seen}",
+            Claim.statement(
+                paper=PAPER,
+                artifact="Figure 7c",
+                claim="GMMFair's recruits reach the highest minimum accuracy in every round",
+                paper_states="GMMFair consistently has the highest minimum accuracy across tasks",
+                reproduced=f"rounds where another mechanism is higher: {', '.join(map(str, behind)) or 'none'}; {seen} "
+                f"(minimum test accuracy over the two tasks per round, mean over {seeds} seeds)",
+                holds=not behind,
             )
         )
     if GMM in final and MAXMIN in final:
         rows.append(
-            _row(
-                "MMFL max-min fair's recruits reach nearly the same minimum accuracy as GMMFair's",
-                "Figure 7c",
-                "our MMFL auction achieves nearly the same minimum accuracy",
-                params + f"; 'nearly the same' = within {tolerance:g}",
-                final[GMM] - final[MAXMIN] <= tolerance,
-                f"GMMFair {final[GMM]:.3f}, max-min fair {final[MAXMIN]:.3f}",
+            Claim.statement(
+                paper=PAPER,
+                artifact="Figure 7c",
+                claim="MMFL max-min fair's recruits reach nearly the same minimum accuracy as GMMFair's",
+                paper_states="our MMFL auction achieves nearly the same minimum accuracy",
+                reproduced=f"GMMFair {final[GMM]:.3f}, max-min fair {final[MAXMIN]:.3f} "
+                f"({params}; 'nearly the same' = within {tolerance:g})",
+                holds=final[GMM] - final[MAXMIN] <= tolerance,
             )
         )
     baselines = [m for m in final.index if m not in (GMM, MAXMIN)]
     if MAXMIN in final and baselines:
         rows.append(
-            _row(
-                "MMFL max-min fair's recruits reach a higher minimum accuracy than the other baselines'",
-                "Figure 7c",
-                "The MMFL Max-Min Fair Auction leads to higher accuracies (Fig. 7 caption)",
-                params + "; compared with every mechanism but GMMFair",
-                bool((final[MAXMIN] > final[baselines]).all()),
-                seen,
+            Claim.statement(
+                paper=PAPER,
+                artifact="Figure 7c",
+                claim="MMFL max-min fair's recruits reach a higher minimum accuracy than the other baselines'",
+                paper_states="The MMFL Max-Min Fair Auction leads to higher accuracies (Fig. 7 caption)",
+                reproduced=f"{seen} ({params}; compared with every mechanism but GMMFair)",
+                holds=bool((final[MAXMIN] > final[baselines]).all()),
             )
         )
+    return rows
+
+
+def claims(results: Mapping[str, Any], settings: Settings | Exp6) -> list[Claim]:
+    """The rows of the results present. With the ``auctions`` block's :class:`Settings`: ``exp5`` (Figs. 7a/7b, the
+    tidy exp5 table), ``truthfulness`` (Sec. V-A/V-B, Theorem 8, Corollary 9) and ``corollary10``, in this order; with
+    its ``exp6`` block (:class:`Exp6`, all that Fig. 7c's rule passes): ``exp6`` (Fig. 7c, the per-round table)."""
+    known = {"exp6"} if isinstance(settings, Exp6) else {"exp5", "truthfulness", "corollary10"}
+    unknown = sorted(set(results) - known)
+    if unknown:
+        raise ValueError(f"no auctions claims for results {unknown} with {type(settings).__name__} settings")
+    if isinstance(settings, Exp6):
+        return _exp6(results["exp6"], settings.nearly_same_tolerance) if "exp6" in results else []
+    rows = []
+    if "exp5" in results:
+        rows += _exp5(results["exp5"], settings.constrained_budget_max)
+    if "truthfulness" in results:
+        rows += _truthfulness(results["truthfulness"])
+    if "corollary10" in results:
+        rows += _corollary10(results["corollary10"], settings.corollary10["tolerance_se"])
     return rows

@@ -112,11 +112,8 @@ def claims(args: argparse.Namespace) -> None:
     from fairshare.papers.auctions import claims as paper_claims
     from fairshare.report import write_claims
 
-    settings = _settings(args)
-    rows = paper_claims.exp5_claims(pd.read_csv(args.exp5), settings.constrained_budget_max)
-    rows += paper_claims.truthfulness_claims(pd.read_csv(args.truthfulness))
-    rows += paper_claims.corollary10_claims(pd.read_csv(args.corollary10), settings.corollary10["tolerance_se"])
-    write_claims(args.output, rows)
+    results = {name: pd.read_csv(getattr(args, name)) for name in ("exp5", "truthfulness", "corollary10")}
+    write_claims(args.output, paper_claims.claims(results, _settings(args)))
 
 
 def figures(args: argparse.Namespace) -> None:
@@ -160,7 +157,7 @@ def exp6(args: argparse.Namespace) -> None:
 
 
 def figure7c(args: argparse.Namespace) -> None:
-    from fairshare.papers.auctions.claims import exp6_claims
+    from fairshare.papers.auctions import claims as paper_claims
     from fairshare.papers.auctions.experiment import Exp6, exp6_per_round
     from fairshare.papers.auctions.figures import figure7c as draw
     from fairshare.report import write_claims
@@ -169,5 +166,5 @@ def figure7c(args: argparse.Namespace) -> None:
     runs = pd.concat([pd.read_csv(p) for p in args.runs], ignore_index=True)
     per_round = exp6_per_round(runs)
     write_csv(args.summary, per_round)
-    write_claims(args.claims, exp6_claims(per_round, settings.nearly_same_tolerance))
+    write_claims(args.claims, paper_claims.claims({"exp6": per_round}, settings))
     draw(per_round, args.output, sorted(runs.budget.unique()))

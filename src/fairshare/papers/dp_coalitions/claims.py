@@ -1,7 +1,8 @@
 """Data sharing with endogenous DP levels: every scorecard row, judged from this run's results (spec §6).
 
-Each function takes computed values (the worked-example and Figure 1 tables, the price-of-stability table, or the
-evidence of :func:`.experiment.claim_evidence`) and returns Claim records; none computes what it judges. ``claim``
+One entry point, :func:`claims`; each private function below takes computed values (the worked-example and Figure 1
+tables, the price-of-stability table, or the evidence of :func:`.experiment.claim_evidence`) and returns Claim
+records; none computes what it judges. ``claim``
 rows test a statement as the paper states it, ``printed`` rows a printed number at its printed precision, and an
 ``erratum`` row matches only when, on this run, the printed statement fails and the corrected one holds.
 """
@@ -16,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from fairshare.games import dp_coalitions as dp
-from fairshare.papers.dp_coalitions.experiment import PAPER
-from fairshare.report import Claim
+from fairshare.papers.dp_coalitions.experiment import PAPER, Settings
+from fairshare.report import Claim, erratum_outcome
 
 SLOPE_TOLERANCE = 0.06  # log-log slopes between the two largest n (spec §6: about ±0.05 in the asymptotic regime)
 Z_MAX = 4.0  # |z| of a Monte Carlo variance against Eq. (1) (two-sided normal tail 6e-5 per value)
@@ -26,54 +27,25 @@ Z_MAX = 4.0  # |z| of a Monte Carlo variance against Eq. (1) (two-sided normal t
 OPTIMUM_SC, OPTIMUM_EPS, MINIMISER_EPS, EXACT = 1e-6, 1e-3, 1e-6, 1e-12
 
 
-def _claim(artifact: str, claim: str, states: str, reproduced: str, holds: bool | None, note: str = "") -> Claim:
-    return Claim.verdict(
-        holds,
-        paper=PAPER,
-        artifact=artifact,
-        claim=claim,
-        kind="claim",
-        paper_states=states,
-        reproduced=reproduced,
-        note=note,
-    )
-
-
-def _erratum(
-    artifact: str, claim: str, printed: str, corrected: str, fails: bool, corrected_holds: bool, reproduced: str
-) -> Claim:
-    """An erratum row: it matches when the printed statement ``fails`` and the corrected one holds on this run."""
-    found = f"as printed: {'fails' if fails else 'holds'}; corrected: {'holds' if corrected_holds else 'fails'}"
-    return Claim.verdict(
-        fails and corrected_holds,
-        paper=PAPER,
-        artifact=artifact,
-        claim=claim,
-        kind="erratum",
-        paper_states=printed,
-        reproduced=f"{found}; {reproduced}",
-        note=f"corrected: {corrected}",
-    )
-
-
 def _relative(a, b) -> float:
     return float(np.max(np.abs(np.asarray(a, float) / np.asarray(b, float) - 1)))
 
 
 # ------------------------------------------------------------------------------------ model (Sections 2-5)
-def equation_1(evidence: Sequence[Mapping[str, float]]) -> Claim:
+def _equation_1(evidence: Sequence[Mapping[str, float]]) -> Claim:
     """Eq. (1) against the simulated variance of the Laplace mean estimator (per k: simulated, s.e., formula)."""
     z = [abs(e["simulated"] - e["formula"]) / e["se"] for e in evidence]
-    return _claim(
-        "Eq. (1)",
-        "Eq. (1)",
-        "Var(mean of x_i + Lap(1/eps_i)) = sigma2/k + (2/k^2) sum 1/eps_i^2",
-        f"Monte Carlo, k in {[e['k'] for e in evidence]}, Beta(2,3) data; largest |z| = {max(z):.2f}",
-        bool(z) and max(z) <= Z_MAX,
+    return Claim.statement(
+        paper=PAPER,
+        artifact="Eq. (1)",
+        claim="Eq. (1)",
+        paper_states="Var(mean of x_i + Lap(1/eps_i)) = sigma2/k + (2/k^2) sum 1/eps_i^2",
+        reproduced=f"Monte Carlo, k in {[e['k'] for e in evidence]}, Beta(2,3) data; largest |z| = {max(z):.2f}",
+        holds=bool(z) and max(z) <= Z_MAX,
     )
 
 
-def lemma_1(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
+def _lemma_1(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     """Lemma 1 and Eqs. (2)-(3) against the designer's numerical optimum (per instance and size k)."""
     cheapest = [e["best_set"] == tuple(range(e["k"])) for e in evidence]
     closed_sc = max(abs(e["sc_closed"] / e["best_sc"] - 1) for e in evidence)
@@ -81,35 +53,39 @@ def lemma_1(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     printed_sc = max(e["sc_printed"] / e["best_sc"] - 1 for e in evidence)
     var = max(abs(e["var_closed"] / e["var_at_eps"] - 1) for e in evidence)
     grid = f"{len(evidence)} (instance, k), Nelder-Mead over log eps for every subset"
+    printed_fails, corrected_holds = printed_sc > OPTIMUM_SC, closed_eps <= OPTIMUM_EPS and closed_sc <= OPTIMUM_SC
     return [
-        _claim(
-            "Lemma 1",
-            "cheapest players",
-            "the designer's best size-k coalition is the k cheapest players",
-            f"{grid}; the k cheapest in {sum(cheapest)} of {len(cheapest)}",
-            bool(cheapest) and all(cheapest),
+        Claim.statement(
+            paper=PAPER,
+            artifact="Lemma 1",
+            claim="cheapest players",
+            paper_states="the designer's best size-k coalition is the k cheapest players",
+            reproduced=f"{grid}; the k cheapest in {sum(cheapest)} of {len(cheapest)}",
+            holds=bool(cheapest) and all(cheapest),
         ),
-        _erratum(
-            "Lemma 1",
-            "designer's eps",
-            "designer's eps_i = (4/(k (1+alpha) c_i))^(1/3)",
-            "eps_i = (4/(k^(1+alpha) c_i))^(1/3), as App. C.1 derives",
-            printed_sc > OPTIMUM_SC,
-            closed_eps <= OPTIMUM_EPS and closed_sc <= OPTIMUM_SC,
+        Claim.erratum(
+            paper=PAPER,
+            artifact="Lemma 1",
+            claim="designer's eps",
+            paper_states="designer's eps_i = (4/(k (1+alpha) c_i))^(1/3)",
+            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; "
             f"{grid}; social cost above the optimum: printed eps {printed_sc:.1e}, corrected {closed_sc:.1e}; "
             f"corrected eps vs the optimiser's {closed_eps:.1e} (relative)",
+            holds=printed_fails and corrected_holds,
+            note="corrected: eps_i = (4/(k^(1+alpha) c_i))^(1/3), as App. C.1 derives",
         ),
-        _claim(
-            "Eqs. (2)-(3)",
-            "designer's Var and SC",
-            "Var_c(k) and SC_c(k) closed forms (k cheapest players at the designer's eps)",
-            f"{grid}; SC_c vs the optimum {closed_sc:.1e}, Var_c vs Eq. (1) at the designer's eps {var:.1e} (relative)",
-            closed_sc <= OPTIMUM_SC and var <= OPTIMUM_SC,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Eqs. (2)-(3)",
+            claim="designer's Var and SC",
+            paper_states="Var_c(k) and SC_c(k) closed forms (k cheapest players at the designer's eps)",
+            reproduced=f"{grid}; SC_c vs the optimum {closed_sc:.1e}, Var_c vs Eq. (1) at the designer's eps {var:.1e} (relative)",
+            holds=closed_sc <= OPTIMUM_SC and var <= OPTIMUM_SC,
         ),
     ]
 
 
-def eps_remarks(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
+def _eps_remarks(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     """Section 4.1's remarks on the designer's eps and Section 5's comparison with the selfish eps (per (instance,
     k): both eps vectors over the sorted players, at k and k + 1, and both estimator variances)."""
     costly = all(np.all(np.diff(e["designer"]) <= 0) for e in evidence)
@@ -121,80 +97,87 @@ def eps_remarks(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     smaller = all(np.all(r < 1) for r, _ in ratios)
     worse = sum(e["var_selfish"] > e["var_designer"] for e in evidence)
     grid = f"{len(evidence)} (instance, k)"
+    printed_fails, corrected_holds = not_larger > 0, bool(ratios) and exact
     return [
-        _claim(
-            "Section 4.1",
-            "remarks",
-            "the designer gives costlier players smaller eps; larger coalitions get smaller eps for alpha in (-1, 1]; "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Section 4.1",
+            claim="remarks",
+            paper_states="the designer gives costlier players smaller eps; larger coalitions get smaller eps for alpha in (-1, 1]; "
             "eps does not depend on k at alpha = -1",
-            f"{grid}; costlier smaller {costly}, larger k smaller {larger_k}, flat at alpha = -1 {flat}",
-            bool(evidence) and costly and larger_k and flat,
+            reproduced=f"{grid}; costlier smaller {costly}, larger k smaller {larger_k}, flat at alpha = -1 {flat}",
+            holds=bool(evidence) and costly and larger_k and flat,
         ),
-        _erratum(
-            "Section 5",
-            "eps comparison",
-            "selfish eps (Lemma 2) is larger than the designer's (Lemma 1) by a factor ~ k^(1/3)",
-            "selfish eps is smaller by exactly the factor k^(1/3) (ratio k^(-1/3)), as the next sentence says",
-            not_larger > 0,
-            bool(ratios) and exact,
+        Claim.erratum(
+            paper=PAPER,
+            artifact="Section 5",
+            claim="eps comparison",
+            paper_states="selfish eps (Lemma 2) is larger than the designer's (Lemma 1) by a factor ~ k^(1/3)",
+            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; "
             f"{grid}; players whose selfish eps is not larger: {not_larger}; ratio = k^(-1/3) to 1e-12: {exact}",
+            holds=printed_fails and corrected_holds,
+            note="corrected: selfish eps is smaller by exactly the factor k^(1/3) (ratio k^(-1/3)), as the next sentence says",
         ),
-        _claim(
-            "Section 5",
-            "more stringent privacy",
-            "under decentralization everyone picks smaller eps, and for the same coalition the estimator variance is "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Section 5",
+            claim="more stringent privacy",
+            paper_states="under decentralization everyone picks smaller eps, and for the same coalition the estimator variance is "
             "worse than the designer's",
-            f"{grid}; every selfish eps smaller {smaller}; variance worse in {worse} of {len(evidence)}",
-            bool(evidence) and smaller and worse == len(evidence),
+            reproduced=f"{grid}; every selfish eps smaller {smaller}; variance worse in {worse} of {len(evidence)}",
+            holds=bool(evidence) and smaller and worse == len(evidence),
         ),
     ]
 
 
-def lemma_2(evidence: Sequence[Mapping[str, Any]]) -> Claim:
+def _lemma_2(evidence: Sequence[Mapping[str, Any]]) -> Claim:
     """Lemma 2's eps against a numerical minimiser of each member's burden and the root of its derivative, and
     Eqs. (5)-(6) against Eq. (1) and Def 6 at those eps."""
     numeric = max(_relative(e["numeric"], e["eps"]) for e in evidence)
     root = max(_relative(e["root"], e["eps"]) for e in evidence)
     eqs = max(max(abs(e["var_eq5"] / e["var_eq1"] - 1), abs(e["sc_eq6"] / e["sc_def6"] - 1)) for e in evidence)
-    return _claim(
-        "Lemma 2",
-        "selfish eps and Eqs. (5)-(6)",
-        "selfish eps_i = (4/(k^(2+alpha) c_i))^(1/3) minimises the member's burden; Var_d, SC_d closed forms",
-        f"{len(evidence)} random coalitions, every member; relative error: numerical minimiser {numeric:.1e}, "
+    return Claim.statement(
+        paper=PAPER,
+        artifact="Lemma 2",
+        claim="selfish eps and Eqs. (5)-(6)",
+        paper_states="selfish eps_i = (4/(k^(2+alpha) c_i))^(1/3) minimises the member's burden; Var_d, SC_d closed forms",
+        reproduced=f"{len(evidence)} random coalitions, every member; relative error: numerical minimiser {numeric:.1e}, "
         f"root of the derivative {root:.1e}, Eqs. (5)-(6) vs Eq. (1)/Def 6 {eqs:.1e}",
-        bool(evidence) and numeric <= MINIMISER_EPS and root <= EXACT and eqs <= EXACT,
+        holds=bool(evidence) and numeric <= MINIMISER_EPS and root <= EXACT and eqs <= EXACT,
     )
 
 
 # ------------------------------------------------------------------------------------ stability (Section 5.1)
-def claims_5_6(evidence: Sequence[Mapping[str, set]]) -> Claim:
+def _claims_5_6(evidence: Sequence[Mapping[str, set]]) -> Claim:
     """Claims 5 and 6 against Defs 7 and 8 applied literally (stable coalitions per (instance, sigma2, notion))."""
     differ = sum(e["closed"] != e["direct"] for e in evidence)
-    return _claim(
-        "Claims 5, 6",
-        "closed form vs definitions",
-        "the closed-form Nash / robust conditions are equivalent to Defs 7 and 8",
-        f"{len(evidence)} (instance, sigma2, notion), every coalition; differing sets of stable coalitions: {differ}",
-        bool(evidence) and differ == 0,
+    return Claim.statement(
+        paper=PAPER,
+        artifact="Claims 5, 6",
+        claim="closed form vs definitions",
+        paper_states="the closed-form Nash / robust conditions are equivalent to Defs 7 and 8",
+        reproduced=f"{len(evidence)} (instance, sigma2, notion), every coalition; differing sets of stable coalitions: {differ}",
+        holds=bool(evidence) and differ == 0,
     )
 
 
-def claim_1(evidence: Sequence[Mapping[str, Any]]) -> Claim:
+def _claim_1(evidence: Sequence[Mapping[str, Any]]) -> Claim:
     """Every Nash-stable coalition is robust-stable: each Nash window lies in the same coalition's robust window
     (U_N(S) <= U_R(S)), and Def 8 holds inside it."""
     outside = [e for e in evidence if e["robust"] is None or e["robust"][1] < e["nash"][1] * (1 - EXACT)]
     not_robust = sum(not e["robust_by_definition"] for e in evidence)
-    return _claim(
-        "Claim 1",
-        "Nash implies robust",
-        "every Nash-stable coalition is robust-stable",
-        f"{len(evidence)} Nash windows; ending after the robust window: {len(outside)}; not robust by Def 8 inside: "
+    return Claim.statement(
+        paper=PAPER,
+        artifact="Claim 1",
+        claim="Nash implies robust",
+        paper_states="every Nash-stable coalition is robust-stable",
+        reproduced=f"{len(evidence)} Nash windows; ending after the robust window: {len(outside)}; not robust by Def 8 inside: "
         f"{not_robust}",
-        bool(evidence) and not outside and not_robust == 0,
+        holds=bool(evidence) and not outside and not_robust == 0,
     )
 
 
-def claim_2(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
+def _claim_2(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     """Claim 2's sufficient conditions for a stable grand coalition, as printed (with a ceiling) and as its proof
     D.2 starts (without), on random instances and the spec's counterexample."""
     above = [e for e in evidence if e["alpha"] > -0.5]
@@ -209,30 +192,33 @@ def claim_2(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
         e for e in below if e["n"] >= max(2, math.ceil(4 * e["phi_n"] / e["sigma2"]) ** (-3 / (2 * e["alpha"] + 1)))
     ]
     below_bad = sum(not e["grand_stable"] for e in covered)
+    printed_fails, corrected_holds = ceiled_bad > 0, bool(unceiled) and unceiled_bad == 0
     return [
-        _erratum(
-            "Claim 2",
-            "alpha > -1/2",
-            "2 <= n <= ceil(sigma2 / (4 phi_n))^(3/(2 alpha+1)) implies a stable grand coalition",
-            "without the ceiling: 2 <= n <= (sigma2 / (4 phi_n))^(3/(2 alpha+1)), where the proof D.2 starts",
-            ceiled_bad > 0,
-            bool(unceiled) and unceiled_bad == 0,
+        Claim.erratum(
+            paper=PAPER,
+            artifact="Claim 2",
+            claim="alpha > -1/2",
+            paper_states="2 <= n <= ceil(sigma2 / (4 phi_n))^(3/(2 alpha+1)) implies a stable grand coalition",
+            reproduced=f"{erratum_outcome(printed_fails, corrected_holds)}; "
             f"{len(above)} instances with alpha > -1/2 (incl. the counterexample n=2, alpha=1, c=(1e-3,1e-3), "
             f"sigma2=4.04 phi); ceiled premise met by {len(ceiled)}, grand coalition unstable in {ceiled_bad}; "
             f"un-ceiled premise met by {len(unceiled)}, unstable in {unceiled_bad}",
+            holds=printed_fails and corrected_holds,
+            note="corrected: without the ceiling: 2 <= n <= (sigma2 / (4 phi_n))^(3/(2 alpha+1)), where the proof D.2 starts",
         ),
-        _claim(
-            "Claim 2",
-            "alpha < -1/2",
-            "n >= max(2, ceil(4 phi_n / sigma2)^(-3/(2 alpha+1))) implies a stable grand coalition",
-            f"{len(below)} instances with alpha < -1/2, premise met by {len(covered)}; grand coalition unstable in "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 2",
+            claim="alpha < -1/2",
+            paper_states="n >= max(2, ceil(4 phi_n / sigma2)^(-3/(2 alpha+1))) implies a stable grand coalition",
+            reproduced=f"{len(below)} instances with alpha < -1/2, premise met by {len(covered)}; grand coalition unstable in "
             f"{below_bad}",
-            bool(covered) and below_bad == 0,
+            holds=bool(covered) and below_bad == 0,
         ),
     ]
 
 
-def worked_examples(examples: pd.DataFrame) -> list[Claim]:
+def _worked_examples(examples: pd.DataFrame) -> list[Claim]:
     """One row per printed quantity of the Lemma 3-5 examples (worked_examples.csv): numbers at their printed
     precision, sets as text, and Lemma 5's "some"/"none"."""
     rows = []
@@ -248,21 +234,21 @@ def worked_examples(examples: pd.DataFrame) -> list[Claim]:
             holds, found = (reproduced != "none") == (printed == "some"), reproduced
         else:
             holds, found = reproduced == printed, reproduced
+        kind = Claim.printed if r["compare"] == "number" else Claim.statement
         rows.append(
-            Claim.verdict(
-                holds,
+            kind(
                 paper=PAPER,
                 artifact=r["example"].split(",")[0],
                 claim=f"{r['example']}: {r['quantity']}",
-                kind="printed" if r["compare"] == "number" else "claim",
                 paper_states=printed,
                 reproduced=found,
+                holds=holds,
             )
         )
     return rows
 
 
-def figure_1(intervals: pd.DataFrame) -> list[Claim]:
+def _figure_1(intervals: pd.DataFrame) -> list[Claim]:
     """Figure 1's caption, read off the exact step functions (fig1_intervals.csv)."""
     nash = intervals[intervals.notion == "nash"].sort_values("sigma_lo")
     robust = intervals[intervals.notion == "robust"].sort_values("sigma_lo")
@@ -278,31 +264,34 @@ def figure_1(intervals: pd.DataFrame) -> list[Claim]:
     smaller = int(np.sum(size_at(robust, probes) < size_at(nash, probes)))
     instance = "alpha=1, the paper's 9 costs, exact pieces"
     return [
-        _claim(
-            "Figure 1",
-            "Nash",
-            "Nash equilibrium existence is non-monotone in sigma",
-            f"{instance}; existence is lost {lost} times as sigma grows",
-            lost > 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 1",
+            claim="Nash",
+            paper_states="Nash equilibrium existence is non-monotone in sigma",
+            reproduced=f"{instance}; existence is lost {lost} times as sigma grows",
+            holds=lost > 0,
         ),
-        _claim(
-            "Figure 1",
-            "robust",
-            "robust existence and maximum equilibrium size are monotone in sigma",
-            f"{instance}; sizes in order {sizes}",
-            sizes == sorted(sizes),
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 1",
+            claim="robust",
+            paper_states="robust existence and maximum equilibrium size are monotone in sigma",
+            reproduced=f"{instance}; sizes in order {sizes}",
+            holds=sizes == sorted(sizes),
         ),
-        _claim(
-            "Figure 1",
-            "robust vs Nash (Claim 1)",
-            "the largest robust coalition is never smaller than the largest Nash coalition",
-            f"{instance}; smaller in {smaller} of {len(probes)} common pieces",
-            smaller == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Figure 1",
+            claim="robust vs Nash (Claim 1)",
+            paper_states="the largest robust coalition is never smaller than the largest Nash coalition",
+            reproduced=f"{instance}; smaller in {smaller} of {len(probes)} common pieces",
+            holds=smaller == 0,
         ),
     ]
 
 
-def lemma_6_claim_8(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
+def _lemma_6_claim_8(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     """Lemma 6 and Claim 8 on exact robust step functions (per instance: sizes in sigma order; per piece: whether
     S_k is robust-stable there and Claim 8's O(n) size)."""
     monotone = sum(e["sizes"] != sorted(e["sizes"]) for e in evidence)
@@ -311,31 +300,34 @@ def lemma_6_claim_8(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     linear = sum(p["linear"] != p["size"] for p in pieces)
     grid = f"{len(evidence)} random instances, {len(pieces)} pieces"
     return [
-        _claim(
-            "Lemma 6",
-            "monotone",
-            "robust existence and the largest robust size never decrease as sigma grows",
-            f"{grid}; decreasing somewhere in {monotone}",
-            bool(evidence) and monotone == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Lemma 6",
+            claim="monotone",
+            paper_states="robust existence and the largest robust size never decrease as sigma grows",
+            reproduced=f"{grid}; decreasing somewhere in {monotone}",
+            holds=bool(evidence) and monotone == 0,
         ),
-        _claim(
-            "Claim 8",
-            "downward-closed",
-            "the largest robust-stable size is attained by the downward-closed coalition S_k",
-            f"{grid}; S_k not robust-stable in {downward}",
-            bool(pieces) and downward == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 8",
+            claim="downward-closed",
+            paper_states="the largest robust-stable size is attained by the downward-closed coalition S_k",
+            reproduced=f"{grid}; S_k not robust-stable in {downward}",
+            holds=bool(pieces) and downward == 0,
         ),
-        _claim(
-            "Claim 8",
-            "linear time",
-            "the largest robust size is max{k : T(S_k) <= sigma2}, found in O(n)",
-            f"{grid}; O(n) size differs in {linear}",
-            bool(pieces) and linear == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 8",
+            claim="linear time",
+            paper_states="the largest robust size is max{k : T(S_k) <= sigma2}, found in O(n)",
+            reproduced=f"{grid}; O(n) size differs in {linear}",
+            holds=bool(pieces) and linear == 0,
         ),
     ]
 
 
-def claims_3_4(evidence: Mapping[str, Any]) -> list[Claim]:
+def _claims_3_4(evidence: Mapping[str, Any]) -> list[Claim]:
     """Claims 3 and 4 with identical costs: the proof's g < h, Nash window sizes, and n = 8 robust windows."""
     intermediate = sum(size < n for n, size in evidence["nash"])
     n, robust = evidence["robust_n"], evidence["robust"]
@@ -355,58 +347,64 @@ def claims_3_4(evidence: Mapping[str, Any]) -> list[Claim]:
         for i in interval
     )
     return [
-        _claim(
-            "Claim 3",
-            "no intermediate Nash",
-            "identical costs: no Nash-stable coalition of intermediate size 2 <= k < n",
-            f"min(h - g) = {evidence['h_minus_g']:.2e} on x in [2, 2000] x 81 alphas; {len(evidence['nash'])} Nash "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 3",
+            claim="no intermediate Nash",
+            paper_states="identical costs: no Nash-stable coalition of intermediate size 2 <= k < n",
+            reproduced=f"min(h - g) = {evidence['h_minus_g']:.2e} on x in [2, 2000] x 81 alphas; {len(evidence['nash'])} Nash "
             f"windows for n = 3..9, 9 alphas, of intermediate size: {intermediate}",
-            evidence["h_minus_g"] > 0 and intermediate == 0,
-            "h - g is positive but closes as x grows",
+            holds=evidence["h_minus_g"] > 0 and intermediate == 0,
+            note="h - g is positive but closes as x grows",
         ),
-        _claim(
-            "Claim 4",
-            "alpha <= -1/2",
-            "identical costs: no robust equilibrium of intermediate size for alpha <= -1/2",
-            f"n = {n}, {sum(a <= -0.5 for a in robust)} alphas; intermediate robust windows: {low}",
-            any(a <= -0.5 for a in robust) and low == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 4",
+            claim="alpha <= -1/2",
+            paper_states="identical costs: no robust equilibrium of intermediate size for alpha <= -1/2",
+            reproduced=f"n = {n}, {sum(a <= -0.5 for a in robust)} alphas; intermediate robust windows: {low}",
+            holds=any(a <= -0.5 for a in robust) and low == 0,
         ),
-        _claim(
-            "Claim 4",
-            "alpha > -1/2",
-            "identical costs: at any sigma2 at most one intermediate robust size for alpha in (-1/2, 1]",
-            f"n = {n}, {sum(a > -0.5 for a in robust)} alphas; overlapping windows of different sizes: {overlapping}",
-            any(a > -0.5 for a in robust) and overlapping == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 4",
+            claim="alpha > -1/2",
+            paper_states="identical costs: at any sigma2 at most one intermediate robust size for alpha in (-1/2, 1]",
+            reproduced=f"n = {n}, {sum(a > -0.5 for a in robust)} alphas; overlapping windows of different sizes: {overlapping}",
+            holds=any(a > -0.5 for a in robust) and overlapping == 0,
         ),
-        _claim(
-            "Claim 4",
-            "proof D.5",
-            "a size-k robust equilibrium exists iff ((k+2)/(k-1)) k^beta <= 2^(1/3) sigma2/c^(2/3) < ((k+3)/k)(k+1)^beta",
-            f"n = {n}, every k < n, {len(interval)} (alpha, k, sigma2); disagreeing: {wrong}",
-            bool(interval) and wrong == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 4",
+            claim="proof D.5",
+            paper_states="a size-k robust equilibrium exists iff ((k+2)/(k-1)) k^beta <= 2^(1/3) sigma2/c^(2/3) < ((k+3)/k)(k+1)^beta",
+            reproduced=f"n = {n}, every k < n, {len(interval)} (alpha, k, sigma2); disagreeing: {wrong}",
+            holds=bool(interval) and wrong == 0,
         ),
     ]
 
 
-def claim_7(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
+def _claim_7(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     """Claim 7 for well-separated costs (per Nash window: its members; inside it the S_k chain by Def 7 and every
     Nash-stable coalition)."""
     not_downward = sum(e["members"] != tuple(range(len(e["members"]))) for e in evidence)
     missed = sum(e["chain"] != e["stable"] for e in evidence)
     return [
-        _claim(
-            "Claim 7",
-            "downward-closed",
-            "well-separated costs (c_i >= 2 c_{i-1}): every Nash-stable coalition is downward-closed",
-            f"{len(evidence)} Nash windows; not downward-closed: {not_downward}",
-            bool(evidence) and not_downward == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 7",
+            claim="downward-closed",
+            paper_states="well-separated costs (c_i >= 2 c_{i-1}): every Nash-stable coalition is downward-closed",
+            reproduced=f"{len(evidence)} Nash windows; not downward-closed: {not_downward}",
+            holds=bool(evidence) and not_downward == 0,
         ),
-        _claim(
-            "Claim 7",
-            "linear time",
-            "well-separated costs: checking S_2, ..., S_n finds every Nash-stable coalition",
-            f"{len(evidence)} sigma2 values; the chain differs from every stable coalition in {missed}",
-            bool(evidence) and missed == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Claim 7",
+            claim="linear time",
+            paper_states="well-separated costs: checking S_2, ..., S_n finds every Nash-stable coalition",
+            reproduced=f"{len(evidence)} sigma2 values; the chain differs from every stable coalition in {missed}",
+            holds=bool(evidence) and missed == 0,
         ),
     ]
 
@@ -429,7 +427,7 @@ def _expected_orders(alpha: float) -> dict[str, float]:
     }
 
 
-THEOREMS = {
+_THEOREMS = {
     "Theorem 1": (
         ("var_centralized", "sc_centralized"),
         "centralized Var_c = Theta(n^((2a-1)/3)), SC_c = Theta(n^(2(a+1)/3)) and k* = n for a < 1/2; "
@@ -452,7 +450,7 @@ THEOREMS = {
 }
 
 
-def theorems_1_to_4(pos_table: pd.DataFrame) -> list[Claim]:
+def _theorems_1_to_4(pos_table: pd.DataFrame) -> list[Claim]:
     """Large-n orders (log-log slope between the two largest n) and the structural parts of Theorems 1 and 2.
 
     Checked on the first (asymptotic-regime) cost of the table only; the other costs are displayed, not checked,
@@ -461,7 +459,7 @@ def theorems_1_to_4(pos_table: pd.DataFrame) -> list[Claim]:
     table = pos_table[pos_table.cost == pos_table.cost.iloc[0]]
     n_max = int(table.n.max())
     rows = []
-    for name, (columns, states) in THEOREMS.items():
+    for name, (columns, states) in _THEOREMS.items():
         for alpha, g in table.groupby("alpha"):
             notes, ok = [], True
             expected = _expected_orders(float(alpha))
@@ -488,32 +486,38 @@ def theorems_1_to_4(pos_table: pd.DataFrame) -> list[Claim]:
             ns = sorted(g.n.unique())
             parameters = f"alpha={alpha:g}, identical c={table.cost.iloc[0]:g}, sigma2={g.sigma2.iloc[0]:g}"
             rows.append(
-                _claim(
-                    name, f"alpha = {alpha:g}", states, f"{parameters}, n={ns[-2]}..{ns[-1]}; " + "; ".join(notes), ok
+                Claim.statement(
+                    paper=PAPER,
+                    artifact=name,
+                    claim=f"alpha = {alpha:g}",
+                    paper_states=states,
+                    reproduced=f"{parameters}, n={ns[-2]}..{ns[-1]}; " + "; ".join(notes),
+                    holds=ok,
                 )
             )
     return rows
 
 
-def theorem_2_boundary(evidence: Mapping[str, Any]) -> Claim:
+def _theorem_2_boundary(evidence: Mapping[str, Any]) -> Claim:
     """Theorem 2 at alpha = -1/2: the grand coalition may be unstable; sigma2 >= 4 phi makes it stable and the only
     stable coalition (optimal stable sizes per n and notion at 4 phi and 0.99 phi; stable sizes for n = 6)."""
     n_values = [n for n in evidence["n"] for _ in dp.NOTIONS]
     stable = all(k == n for k, n in zip(evidence["at_4phi"], n_values))
     unstable = all(k == 0 for k in evidence["at_099phi"])
     only = bool(evidence["sizes_at_4phi_n6"]) and all(s == 6 for s in evidence["sizes_at_4phi_n6"])
-    return _claim(
-        "Theorem 2",
-        "alpha = -1/2",
-        "the grand coalition may not be stable; identical costs with sigma2 >= 4 (c^2/2)^(1/3) make it stable and "
+    return Claim.statement(
+        paper=PAPER,
+        artifact="Theorem 2",
+        claim="alpha = -1/2",
+        paper_states="the grand coalition may not be stable; identical costs with sigma2 >= 4 (c^2/2)^(1/3) make it stable and "
         "the only stable coalition",
-        f"identical c={evidence['c']}, n in {evidence['n']}: grand at 4 phi {stable}, none at 0.99 phi {unstable}; "
+        reproduced=f"identical c={evidence['c']}, n in {evidence['n']}: grand at 4 phi {stable}, none at 0.99 phi {unstable}; "
         f"n = 6 stable sizes at 4 phi {evidence['sizes_at_4phi_n6']}",
-        stable and unstable and only,
+        holds=stable and unstable and only,
     )
 
 
-def theorem_3_bound(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
+def _theorem_3_bound(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
     """Theorem 3 for alpha in (1/2, 1]: the explicit bound and the three cases of its proof E.1 (per instance:
     n, c_min, alpha, sigma2, x' and PoS(SC))."""
     bound = [max(4 / 3, 2 ** (1 / 3) * e["sigma2"] / (3 * e["c_min"] ** (2 / 3))) for e in evidence]
@@ -533,42 +537,44 @@ def theorem_3_bound(evidence: Sequence[Mapping[str, Any]]) -> list[Claim]:
             wrong += not e["pos_sc"] < limit
     worst = max(e["pos_sc"] / b for e, b in zip(evidence, bound)) if evidence else float("nan")
     return [
-        _claim(
-            "Theorem 3",
-            "alpha in (1/2, 1]",
-            "1 <= PoS(SC) < max(4/3, 2^(1/3) sigma2 / (3 c_min^(2/3)))",
-            f"{len(evidence)} (instance, notion), n 3-7; outside the bounds: {outside}; largest PoS/bound {worst:.3f}",
-            bool(evidence) and outside == 0,
+        Claim.statement(
+            paper=PAPER,
+            artifact="Theorem 3",
+            claim="alpha in (1/2, 1]",
+            paper_states="1 <= PoS(SC) < max(4/3, 2^(1/3) sigma2 / (3 c_min^(2/3)))",
+            reproduced=f"{len(evidence)} (instance, notion), n 3-7; outside the bounds: {outside}; largest PoS/bound {worst:.3f}",
+            holds=bool(evidence) and outside == 0,
         ),
-        _claim(
-            "Theorem 3",
-            "proof E.1 cases",
-            "x' <= 2: PoS = 1; 2 < x' <= n: PoS < 2(1+alpha)/3; x' > n: PoS < 2^(1/3) sigma2 n^((1-2 alpha)/3) / "
+        Claim.statement(
+            paper=PAPER,
+            artifact="Theorem 3",
+            claim="proof E.1 cases",
+            paper_states="x' <= 2: PoS = 1; 2 < x' <= n: PoS < 2(1+alpha)/3; x' > n: PoS < 2^(1/3) sigma2 n^((1-2 alpha)/3) / "
             "(3 c_min^(2/3))",
-            f"(instance, notion) per case {cases}; violating their case's bound: {wrong}",
-            all(cases) and wrong == 0,
+            reproduced=f"(instance, notion) per case {cases}; violating their case's bound: {wrong}",
+            holds=all(cases) and wrong == 0,
         ),
     ]
 
 
-def all_claims(
-    evidence: Mapping[str, Any], intervals: pd.DataFrame, examples: pd.DataFrame, pos: pd.DataFrame
-) -> list[Claim]:
-    """Every row, in the paper's order (``evidence``: :func:`.experiment.claim_evidence`; the tables: results)."""
+def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
+    """Every row, in the paper's order. ``results``: ``evidence`` (:func:`.experiment.claim_evidence` of
+    ``settings``) and the tables ``fig1_intervals``, ``worked_examples`` and ``price_of_stability``."""
+    evidence, examples = results["evidence"], results["worked_examples"]
     return [
-        equation_1(evidence["equation_1"]),
-        *lemma_1(evidence["lemma_1"]),
-        *eps_remarks(evidence["eps"]),
-        lemma_2(evidence["lemma_2"]),
-        claims_5_6(evidence["claims_5_6"]),
-        claim_1(evidence["claim_1"]),
-        *claim_2(evidence["claim_2"]),
-        *worked_examples(examples),
-        *figure_1(intervals),
-        *lemma_6_claim_8(evidence["lemma_6_claim_8"]),
-        *claims_3_4(evidence["claims_3_4"]),
-        *claim_7(evidence["claim_7"]),
-        *theorems_1_to_4(pos),
-        theorem_2_boundary(evidence["theorem_2_boundary"]),
-        *theorem_3_bound(evidence["theorem_3"]),
+        _equation_1(evidence["equation_1"]),
+        *_lemma_1(evidence["lemma_1"]),
+        *_eps_remarks(evidence["eps"]),
+        _lemma_2(evidence["lemma_2"]),
+        _claims_5_6(evidence["claims_5_6"]),
+        _claim_1(evidence["claim_1"]),
+        *_claim_2(evidence["claim_2"]),
+        *_worked_examples(examples),
+        *_figure_1(results["fig1_intervals"]),
+        *_lemma_6_claim_8(evidence["lemma_6_claim_8"]),
+        *_claims_3_4(evidence["claims_3_4"]),
+        *_claim_7(evidence["claim_7"]),
+        *_theorems_1_to_4(results["price_of_stability"]),
+        _theorem_2_boundary(evidence["theorem_2_boundary"]),
+        *_theorem_3_bound(evidence["theorem_3"]),
     ]

@@ -78,13 +78,14 @@ def pos(args: argparse.Namespace) -> None:
 
 
 def claims_cmd(args: argparse.Namespace) -> None:
-    rows = claims.all_claims(
-        experiment.claim_evidence(_settings(args)),
-        pd.read_csv(args.intervals),
-        pd.read_csv(args.examples, dtype={"printed": str, "reproduced": str}),
-        pd.read_csv(args.pos),
-    )
-    write_claims(args.output, rows)
+    settings = _settings(args)
+    results = {
+        "evidence": experiment.claim_evidence(settings),
+        "fig1_intervals": pd.read_csv(args.intervals),
+        "worked_examples": pd.read_csv(args.examples, dtype={"printed": str, "reproduced": str}),
+        "price_of_stability": pd.read_csv(args.pos),
+    }
+    write_claims(args.output, claims.claims(results, settings))
 
 
 def plot_fig1(args: argparse.Namespace) -> None:

@@ -9,6 +9,9 @@ sweep. Comparisons use seed means and the paper's alpha (``mmfl.alpha``) for Fed
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 
 from fairshare.papers.mmfl.experiment import Experiment, Settings, final_rounds
@@ -24,10 +27,6 @@ BASELINES = {
     "exp3": ("random", "round_robin"),
 }
 NAMES = {"random": "random", "round_robin": "round robin", "qffl": "q-FFL"}
-
-
-def _claim(holds: bool | None, **fields: str) -> Claim:
-    return Claim.verdict(holds, paper=PAPER, kind="claim", **fields)
 
 
 def _compared(frame: pd.DataFrame, exp: Experiment, alpha: float) -> pd.DataFrame:
@@ -54,12 +53,13 @@ def _missing(exp: Experiment, baseline: str, claim: str, artifact: str, paper_st
     """A "not run" row when the experiment did not run this baseline (or FedFairMMFL)."""
     if baseline in exp.methods and FEDFAIR in exp.methods:
         return None
-    return _claim(
-        None,
+    return Claim.statement(
+        paper=PAPER,
         artifact=artifact,
         claim=claim,
         paper_states=paper_states,
         reproduced=f"{exp.name} runs {', '.join(exp.methods)}",
+        holds=None,
     )
 
 
@@ -84,20 +84,19 @@ def _pairwise(
         f, v = values[FEDFAIR], values[b]
         holds = f > v if better == "higher" else f < v
         rows.append(
-            _claim(
-                bool(holds),
+            Claim.statement(
+                paper=PAPER,
                 artifact=artifact,
                 claim=text,
                 paper_states=paper_states,
                 reproduced=f"{what}: FedFairMMFL {f:.4f}, {NAMES[b]} {v:.4f}",
+                holds=bool(holds),
             )
         )
     return rows
 
 
-def exp1_claims(
-    runs: pd.DataFrame, per_round: pd.DataFrame, exp: Experiment, alpha: float, tolerance: float
-) -> list[Claim]:
+def _exp1(runs: pd.DataFrame, per_round: pd.DataFrame, exp: Experiment, alpha: float, tolerance: float) -> list[Claim]:
     """Experiment 1 (Fig. 2): a higher minimum accuracy than each baseline; more clients and a higher accuracy for the
     task that is worst under the baseline; the other tasks the same (within ``tolerance``) or higher."""
     art, seeds = ARTIFACTS["exp1"], per_round[per_round.experiment == exp.name].seed.nunique()
@@ -151,11 +150,15 @@ def exp1_claims(
                     + ", ".join(f"task {t} {g:+.3f}" for t, g in gaps.items())
                     + f"; 'the same' = within {tolerance:g}"
                 )
-            rows.append(_claim(bool(holds), artifact=art, claim=text, paper_states=states, reproduced=seen))
+            rows.append(
+                Claim.statement(
+                    paper=PAPER, artifact=art, claim=text, paper_states=states, reproduced=seen, holds=bool(holds)
+                )
+            )
     return rows
 
 
-def exp2_claims(per_round: pd.DataFrame, exp: Experiment, alpha: float, table2: bool, tolerance: float) -> list[Claim]:
+def _exp2(per_round: pd.DataFrame, exp: Experiment, alpha: float, table2: bool, tolerance: float) -> list[Claim]:
     """Experiment 2 (Fig. 3, Table II): variance across tasks falls with the rounds for every method; FedFairMMFL has
     the lowest variance (on average and at each of Fig. 3's rounds) and converges faster than each baseline; for
     Table II's experiments, a higher final minimum accuracy and a comparable (within ``tolerance``) average."""
@@ -165,13 +168,14 @@ def exp2_claims(per_round: pd.DataFrame, exp: Experiment, alpha: float, table2: 
     at = frame[frame["round"].isin(checkpoints)].groupby(["method", "round"]).var_acc.mean().unstack("round")
     falling = (at.diff(axis=1).iloc[:, 1:] < 0).all(axis=1)
     rows = [
-        _claim(
-            bool(falling.all()),
+        Claim.statement(
+            paper=PAPER,
             artifact=art,
             claim=f"Variance across tasks falls as the rounds go on, for every method ({exp.name})",
             paper_states="with the increase in the round number, all algorithms' variance decreases (Fig. 3)",
             reproduced=f"variance at rounds {', '.join(map(str, checkpoints))} (seed mean): "
             + "; ".join(f"{NAMES.get(m, m)} " + ", ".join(f"{v:.4f}" for v in at.loc[m]) for m in at.index),
+            holds=bool(falling.all()),
         )
     ]
     panels = pd.concat(
@@ -191,7 +195,11 @@ def exp2_claims(per_round: pd.DataFrame, exp: Experiment, alpha: float, table2: 
         seen = "; ".join(
             f"{p}: FedFairMMFL {panels.loc[FEDFAIR, p]:.4f}, {NAMES[b]} {panels.loc[b, p]:.4f}" for p in panels.columns
         )
-        rows.append(_claim(bool(lower.all()), artifact=art, claim=text, paper_states=states, reproduced=seen))
+        rows.append(
+            Claim.statement(
+                paper=PAPER, artifact=art, claim=text, paper_states=states, reproduced=seen, holds=bool(lower.all())
+            )
+        )
     rows += _pairwise(
         exp,
         frame.groupby("method").min_acc.mean(),
@@ -221,19 +229,20 @@ def exp2_claims(per_round: pd.DataFrame, exp: Experiment, alpha: float, table2: 
             continue
         gap = average[FEDFAIR] - average[b]
         rows.append(
-            _claim(
-                bool(abs(gap) <= tolerance),
+            Claim.statement(
+                paper=PAPER,
                 artifact="Table II",
                 claim=text,
                 paper_states=states,
                 reproduced=f"final average accuracy FedFairMMFL {average[FEDFAIR]:.4f}, {NAMES[b]} {average[b]:.4f} "
                 f"(difference {gap:+.4f}; 'comparable' = within {tolerance:g})",
+                holds=bool(abs(gap) <= tolerance),
             )
         )
     return rows
 
 
-def fig4_claims(per_round: pd.DataFrame, exp: Experiment, alpha: float) -> list[Claim]:
+def _fig4(per_round: pd.DataFrame, exp: Experiment, alpha: float) -> list[Claim]:
     """Fig. 4: FedFairMMFL converges faster than task-level q-FFL and reaches a higher minimum accuracy."""
     frame = _compared(per_round, exp, alpha)
     states = (
@@ -258,7 +267,7 @@ def fig4_claims(per_round: pd.DataFrame, exp: Experiment, alpha: float) -> list[
     return rows
 
 
-def exp3_claims(per_round: pd.DataFrame, experiments: list[Experiment], alpha: float) -> list[Claim]:
+def _exp3(per_round: pd.DataFrame, experiments: list[Experiment], alpha: float) -> list[Claim]:
     """Experiment 3 (Fig. 5): per client count, FedFairMMFL beats each baseline in final minimum accuracy and/or
     convergence; over the client counts, its final minimum accuracy rises and its spread over seeds shrinks."""
     art, rows = ARTIFACTS["exp3"], []
@@ -277,7 +286,11 @@ def exp3_claims(per_round: pd.DataFrame, experiments: list[Experiment], alpha: f
                 f"final minimum accuracy FedFairMMFL {final[FEDFAIR]:.4f}, {NAMES[b]} {final[b]:.4f}; averaged over rounds "
                 f"FedFairMMFL {speed[FEDFAIR]:.4f}, {NAMES[b]} {speed[b]:.4f}"
             )
-            rows.append(_claim(bool(holds), artifact=art, claim=text, paper_states=states, reproduced=seen))
+            rows.append(
+                Claim.statement(
+                    paper=PAPER, artifact=art, claim=text, paper_states=states, reproduced=seen, holds=bool(holds)
+                )
+            )
     ours = [e for e in sorted(experiments, key=lambda e: e.clients) if FEDFAIR in e.methods]
     finals = []
     for e in ours:
@@ -286,29 +299,33 @@ def exp3_claims(per_round: pd.DataFrame, experiments: list[Experiment], alpha: f
     means = pd.Series([f.mean() for f in finals], index=[e.clients for e in ours], dtype=float)
     spreads = pd.Series([f.max() - f.min() for f in finals], index=means.index, dtype=float)
     seeds = min((len(f) for f in finals), default=0)
-    trend = dict(artifact=art, paper_states="Its performance is also further improved as the client number increases")
     rows.append(
-        _claim(
-            bool(means.is_monotonic_increasing and means.is_unique) if len(ours) >= 2 else None,
+        Claim.statement(
+            paper=PAPER,
+            artifact=art,
             claim="FedFairMMFL's final minimum accuracy rises with the number of clients (Exp 3)",
+            paper_states="Its performance is also further improved as the client number increases",
             reproduced="final minimum accuracy (seed mean) by clients: "
             + ", ".join(f"K={k} {v:.4f}" for k, v in means.items()),
-            **trend,
+            holds=bool(means.is_monotonic_increasing and means.is_unique) if len(ours) >= 2 else None,
         )
     )
     rows.append(
-        _claim(
-            bool(spreads.is_monotonic_decreasing and spreads.is_unique) if len(ours) >= 2 and seeds >= 2 else None,
-            claim="FedFairMMFL's final minimum accuracy varies less over seeds as the number of clients grows (Exp 3)",
-            reproduced="max - min over seeds by clients: " + ", ".join(f"K={k} {v:.4f}" for k, v in spreads.items()),
+        Claim.statement(
+            paper=PAPER,
             artifact=art,
+            claim="FedFairMMFL's final minimum accuracy varies less over seeds as the number of clients grows (Exp 3)",
             paper_states="and is more stable among different random seeds",
+            reproduced="max - min over seeds by clients: " + ", ".join(f"K={k} {v:.4f}" for k, v in spreads.items()),
+            holds=bool(spreads.is_monotonic_decreasing and spreads.is_unique)
+            if len(ours) >= 2 and seeds >= 2
+            else None,
         )
     )
     return rows
 
 
-def exp4_claims(runs: pd.DataFrame, exp: Experiment) -> list[Claim]:
+def _exp4(runs: pd.DataFrame, exp: Experiment) -> list[Claim]:
     """Experiment 4 (Fig. 6): the hardest task's share of client-rounds grows with alpha over the whole sweep, and at
     the largest alpha most client-rounds go to one task."""
     art, sweep = ARTIFACTS["exp4"], runs[runs.experiment == exp.name]
@@ -317,12 +334,13 @@ def exp4_claims(runs: pd.DataFrame, exp: Experiment) -> list[Claim]:
     if "random" not in exp.methods or len(alphas) < 2:
         reason = f"{exp.name} runs {', '.join(exp.methods)} at alpha {', '.join(f'{a:g}' for a in exp.alphas)}"
         return [
-            _claim(
-                None,
+            Claim.statement(
+                paper=PAPER,
                 artifact=art,
                 claim="The hardest task gets more clients as alpha grows (Exp 4)",
                 paper_states="EMNIST (task 3) is always the hardest task, and therefore gets more clients as alpha increases",
                 reproduced=reason,
+                holds=None,
             )
         ]
     rand = sweep[sweep.method == "random"]
@@ -331,41 +349,45 @@ def exp4_claims(runs: pd.DataFrame, exp: Experiment) -> list[Claim]:
     shares = clients.div(clients.sum(axis=1), axis=0)
     hard = shares[hardest]
     rows = [
-        _claim(
-            bool(hard.is_monotonic_increasing and hard.is_unique),
+        Claim.statement(
+            paper=PAPER,
             artifact=art,
             claim="The hardest task gets more clients as alpha grows, over the whole sweep (Exp 4)",
             paper_states="EMNIST (task 3) is always the hardest task, and therefore gets more clients as alpha increases",
             reproduced=f"hardest task = {hardest} (lowest final accuracy under random); its share of client-rounds: "
             + ", ".join(f"alpha={a:g} {v:.3f}" for a, v in hard.items()),
+            holds=bool(hard.is_monotonic_increasing and hard.is_unique),
         )
     ]
     top = shares.loc[alphas[-1]]
     rows.append(
-        _claim(
-            bool(top.max() > 0.5),
+        Claim.statement(
+            paper=PAPER,
             artifact=art,
             claim="At the largest alpha most client-rounds go to one task (Exp 4)",
             paper_states="When alpha is too high, most of the resources will be allocated to only one task (Fig. 6 g, h)",
             reproduced=f"alpha={alphas[-1]:g}: largest share {top.max():.3f} (task {int(top.idxmax())})",
+            holds=bool(top.max() > 0.5),
         )
     )
     return rows
 
 
-def mmfl_claims(runs: pd.DataFrame, per_round: pd.DataFrame, settings: Settings) -> list[Claim]:
-    """Every claim row of the multi-model FL experiments, in the paper's order."""
+def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
+    """Every claim row of the multi-model FL experiments, in the paper's order. ``results``: ``runs`` (every run's
+    per-task rows) and ``across_tasks`` (per round: minimum, average and variance of accuracy across tasks)."""
+    runs, per_round = results["runs"], results["across_tasks"]
     alpha, tol = settings.training.alpha, settings.comparable_tolerance
     role = {r: [e for e in settings.experiments if e.reproduces == r] for r in ARTIFACTS}
     rows = []
     for exp in role["exp1"]:
-        rows += exp1_claims(runs, per_round, exp, alpha, tol)
+        rows += _exp1(runs, per_round, exp, alpha, tol)
     for exp in role["exp2"]:
-        rows += exp2_claims(per_round, exp, alpha, exp.name in settings.table2_experiments, tol)
+        rows += _exp2(per_round, exp, alpha, exp.name in settings.table2_experiments, tol)
     for exp in role["fig4"]:
-        rows += fig4_claims(per_round, exp, alpha)
+        rows += _fig4(per_round, exp, alpha)
     if role["exp3"]:
-        rows += exp3_claims(per_round, role["exp3"], alpha)
+        rows += _exp3(per_round, role["exp3"], alpha)
     for exp in role["exp4"]:
-        rows += exp4_claims(runs, exp)
+        rows += _exp4(runs, exp)
     return rows

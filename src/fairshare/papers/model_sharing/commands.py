@@ -11,8 +11,9 @@ import yaml
 from fairshare import seeding
 from fairshare.commands._shared import CommandError, cfg_argument, section
 from fairshare.io import save_figure_paths, write_csv, write_json
-from fairshare.papers.model_sharing import claims, experiment
-from fairshare.report import write_claims
+from fairshare.papers.model_sharing import claims, evidence, experiment
+from fairshare.papers.model_sharing.claims_printed import matches_printed
+from fairshare.report import Claim, write_claims
 
 GROUP = "model-sharing"
 HELP = "Model-sharing games (Donahue & Kleinberg 2021): exact errors and stable coalitions"
@@ -79,21 +80,32 @@ def paper_numbers(args: argparse.Namespace) -> None:
         raise CommandError(f"tables {unknown} are not in {args.reference}")
     settings = _settings(args)
     tables = [experiment.table(name, ref["tables"][name]) for name in names]
+    report, core = experiment.appendix_c(ref["appendix_c"], settings.appendix_c_L)
+    rows = claims.claims({"reference": ref, "tables": tables, "appendix_c": report, "core_vs_l": core}, settings)
     for result, cells, full, stability in zip(tables, args.cells, args.all_coalitions, args.stability):
-        write_csv(cells, result.cells)
+        write_csv(cells, _with_verdicts(result, rows))
         write_csv(full, result.all_coalitions)
         write_csv(stability, result.stability)
-    report, core = experiment.appendix_c(ref["appendix_c"], settings.appendix_c_L)
+    for value in report["values"]:
+        value["match"] = matches_printed(value["reproduced"], value["printed"])
     write_csv(args.core_vs_l, core)
     write_json(args.appendix_c, report)
-    write_claims(args.printed_values, claims.printed_values(ref, tables, report, core))
+    write_claims(args.printed_values, rows)
+
+
+def _with_verdicts(result: experiment.TableResult, rows: list[Claim]) -> pd.DataFrame:
+    """A table's printed cells with their scorecard rows' verdicts: ``match``, and ``note`` (the known discrepancy
+    of a cell that differs)."""
+    artifact = result.name.replace("table", "Table ")
+    verdicts = [r for r in rows if r.kind == "printed" and r.artifact == artifact]
+    return result.cells.assign(match=[r.holds for r in verdicts], note=[r.note for r in verdicts])
 
 
 def claims_cmd(args: argparse.Namespace) -> None:
     settings = _settings(args)
-    evidence = experiment.theorem_evidence(settings.claims_grid, seeding.generator(settings.seed, "game", 1))
-    simulated = claims.monte_carlo(pd.read_csv(args.monte_carlo), experiment.cor_4_4_printed_display(settings))
-    write_claims(args.output, simulated + claims.theorem_checks(evidence))
+    theorems = evidence.theorem_evidence(settings.claims_grid, seeding.generator(settings.seed, "game", 1))
+    results = {"monte_carlo": pd.read_csv(args.monte_carlo), "theorems": theorems}
+    write_claims(args.output, claims.claims(results, settings))
 
 
 def monte_carlo(args: argparse.Namespace) -> None:

@@ -1,6 +1,6 @@
 """The payoff-flows paper's Section 5 statements about Figure 2, checked on this run's allocations (spec §3.1).
 
-Every row is computed from the allocations and flows tables of one value table (the authors' stored MNIST values,
+One entry point, :func:`claims`. Every row is computed from the allocations and flows tables of one value table (the authors' stored MNIST values,
 or this run's coalition valuation) under Figure 2's three budget scenarios: b = inf, b = 0, and a budget for the
 first party only. Statements that hold by construction (every party gets v(N) when lambda = 1, zero payoffs at zero
 budgets, payoffs ordered like the Shapley values, weak efficiency, linearity of the flows, no model getting worse
@@ -9,14 +9,13 @@ when a budget grows) are unit tests of ``games.payoff_flows``, not rows here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from fairshare.games.payoff_flows import order_conflicts, rho_shapley_gap
-from fairshare.papers.payoff_flows.experiment import PAPER
+from fairshare.papers.payoff_flows.experiment import PAPER, Analysis, Outcome, Table
 from fairshare.report import Claim
 
 PAPER_PARTIES = ("[0]", "[1-2]", "[0-3]", "[3-5]", "[6-9]")
@@ -33,62 +32,6 @@ EPS = 1e-9
 Verdict = tuple[bool | None, str]
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One budget scenario's allocation of one value table, in party order (read from the result tables)."""
-
-    budgets: np.ndarray
-    own: np.ndarray  # v(i)
-    grand: float  # v(N)
-    shapley: np.ndarray
-    payoff: np.ndarray
-    model: np.ndarray  # v'_i(N), the model reward
-    flows: np.ndarray  # row i pays column j
-
-
-@dataclass(frozen=True)
-class Table:
-    """One value table's Figure 2 results: its label, dataset, parties and the scenarios found among its rows."""
-
-    label: str
-    dataset: str
-    parties: tuple[str, ...]
-    scenarios: dict[str, Outcome]  # keys: "unlimited", "zero", "first"
-
-
-def _role(budgets: np.ndarray) -> str | None:
-    """Which of Figure 2's scenarios a budget vector is: all unlimited, all zero, or only the first party's > 0."""
-    if np.all(np.isinf(budgets)):
-        return "unlimited"
-    if np.all(budgets == 0):
-        return "zero"
-    if budgets[0] > 0 and np.isfinite(budgets[0]) and np.all(budgets[1:] == 0):
-        return "first"
-    return None
-
-
-def read_table(label: str, dataset: str, alloc: pd.DataFrame, flows: pd.DataFrame) -> Table:
-    """The scenarios of one allocations/flows pair (as written by ``experiment.allocations``), keyed by role."""
-    parties = tuple(dict.fromkeys(alloc["party"]))
-    scenarios = {}
-    for name, rows in alloc.groupby("scenario", sort=False):
-        rows = rows.set_index("party").loc[list(parties)]
-        role = _role(rows["budget"].to_numpy(float))
-        if role is None or role in scenarios:
-            continue
-        matrix = flows[flows["scenario"] == name].pivot(index="payer", columns="payee", values="flow")
-        scenarios[role] = Outcome(
-            budgets=rows["budget"].to_numpy(float),
-            own=rows["v_single"].to_numpy(float),
-            grand=float(rows["v_grand"].iloc[0]),
-            shapley=rows["shapley"].to_numpy(float),
-            payoff=rows["payoff"].to_numpy(float),
-            model=rows["model_value"].to_numpy(float),
-            flows=matrix.loc[list(parties), list(parties)].to_numpy(float),
-        )
-    return Table(label, dataset, parties, scenarios)
-
-
 def _vec(values: Sequence[float]) -> str:
     return "[" + ", ".join(f"{x:.4f}" for x in values) + "]"
 
@@ -96,13 +39,13 @@ def _vec(values: Sequence[float]) -> str:
 # ---- claims on any table (the paper's "desirable observations" (ii), (iii) and the rho-Shapley comparison) ----
 
 
-def better_than_own(zero: Outcome) -> Verdict:
+def _better_than_own(zero: Outcome) -> Verdict:
     """(ii) With all budgets 0, every party still gets a model better than its own: v'_i(N) > v(i) for all i."""
     gains = zero.model - zero.own
     return bool(np.all(gains > EPS)), f"v'_i(N) - v(i) = {_vec(gains)}"
 
 
-def not_rho_shapley(zero: Outcome) -> Verdict:
+def _not_rho_shapley(zero: Outcome) -> Verdict:
     """The b = 0 model rewards are no rho-Shapley reward vector v(N) (phi_i / max phi)^rho for any rho >= 0."""
     if np.any(zero.shapley <= 0):
         return None, f"rho-Shapley needs positive Shapley values; phi = {_vec(zero.shapley)}"
@@ -114,12 +57,12 @@ def not_rho_shapley(zero: Outcome) -> Verdict:
     )
 
 
-def first_party_improves(zero: Outcome, first: Outcome) -> Verdict:
+def _first_party_improves(zero: Outcome, first: Outcome) -> Verdict:
     """(iii) Raising the first party's budget from 0 improves its own model."""
     return bool(first.model[0] > zero.model[0] + EPS), f"{zero.model[0]:.4f} -> {first.model[0]:.4f}"
 
 
-def helps_others(zero: Outcome, first: Outcome) -> Verdict:
+def _helps_others(zero: Outcome, first: Outcome) -> Verdict:
     """(iii) Raising the first party's budget "can help others": some other party's model improves."""
     change = first.model[1:] - zero.model[1:]
     return bool(np.any(change > EPS)), f"other parties' model changes {_vec(change)}"
@@ -128,29 +71,29 @@ def helps_others(zero: Outcome, first: Outcome) -> Verdict:
 # ---- claims about the paper's named parties ([0], [1-2], [0-3], [3-5], [6-9]; Figure 2 on MNIST) ----
 
 
-def largest_payoff_last(unlimited: Outcome) -> Verdict:
+def _largest_payoff_last(unlimited: Outcome) -> Verdict:
     """Fig. 2a: [6-9] receives the largest payoff."""
     return int(np.argmax(unlimited.payoff)) == 4, f"payoffs {_vec(unlimited.payoff)}"
 
 
-def middle_above_small(unlimited: Outcome) -> Verdict:
+def _middle_above_small(unlimited: Outcome) -> Verdict:
     """Fig. 2a: [0-3]'s payoff exceeds those of [0] and [1-2]."""
     p = unlimited.payoff
     return bool(p[2] > max(p[0], p[1])), f"payoffs {_vec(p)}"
 
 
-def differs_from_ohrimenko(unlimited: Outcome) -> Verdict:
+def _differs_from_ohrimenko(unlimited: Outcome) -> Verdict:
     """Sec. 5: [13]'s payoffs [-0.41, -0.26, -0.02, 0.12, 0.58] differ from ours (at their printed precision)."""
     gap = float(np.max(np.abs(unlimited.payoff - np.array(OHRIMENKO_PAYOFFS))))
     return gap > PRINTED_HALF_UNIT, f"ours {_vec(unlimited.payoff)}; largest difference {gap:.4f}"
 
 
-def last_gets_grand_at_zero(zero: Outcome) -> Verdict:
+def _last_gets_grand_at_zero(zero: Outcome) -> Verdict:
     """Fig. 2d: with zero budgets [6-9] obtains the model of value v(N)."""
     return bool(abs(zero.model[4] - zero.grand) <= EPS), f"models {_vec(zero.model)}, v(N) = {zero.grand:.4f}"
 
 
-def middle_parties_improve(zero: Outcome, first: Outcome) -> Verdict:
+def _middle_parties_improve(zero: Outcome, first: Outcome) -> Verdict:
     """Fig. 2f vs 2d: [1-2], [0-3] and [3-5] also get better models."""
     return (
         bool(np.all(first.model[1:4] > zero.model[1:4] + EPS)),
@@ -158,7 +101,7 @@ def middle_parties_improve(zero: Outcome, first: Outcome) -> Verdict:
     )
 
 
-def first_row_grows(zero: Outcome, first: Outcome) -> Verdict:
+def _first_row_grows(zero: Outcome, first: Outcome) -> Verdict:
     """First row of Fig. 2h vs 2g: [0]'s payments to every other party increase."""
     return (
         bool(np.all(first.flows[0, 1:] > zero.flows[0, 1:] + EPS)),
@@ -166,7 +109,7 @@ def first_row_grows(zero: Outcome, first: Outcome) -> Verdict:
     )
 
 
-def last_column_grows(zero: Outcome, first: Outcome) -> Verdict:
+def _last_column_grows(zero: Outcome, first: Outcome) -> Verdict:
     """Last column of Fig. 2h vs 2g: [1-2], [0-3] and [3-5] pay [6-9] more."""
     return (
         bool(np.all(first.flows[1:4, 4] > zero.flows[1:4, 4] + EPS)),
@@ -174,13 +117,13 @@ def last_column_grows(zero: Outcome, first: Outcome) -> Verdict:
     )
 
 
-def last_grand_and_paid(first: Outcome) -> Verdict:
+def _last_grand_and_paid(first: Outcome) -> Verdict:
     """Fig. 2e, 2f: [6-9] still gets v(N) and a positive payoff."""
     holds = abs(first.model[4] - first.grand) <= EPS and first.payoff[4] > EPS
     return bool(holds), f"model {first.model[4]:.4f} (v(N) = {first.grand:.4f}), payoff {first.payoff[4]:.4f}"
 
 
-def last_row_unchanged(zero: Outcome, first: Outcome) -> Verdict:
+def _last_row_unchanged(zero: Outcome, first: Outcome) -> Verdict:
     """Last row of Fig. 2g and 2h: [6-9]'s cost flows are identical."""
     gap = float(np.max(np.abs(first.flows[4] - zero.flows[4])))
     return gap <= EPS, f"b = 0: {_vec(zero.flows[4])}; largest change {gap:.1e}"
@@ -205,35 +148,35 @@ STATEMENTS = (
         "b=0: every party still gets a better model than its own",
         "Fig. 2d, desirable observation (ii): with all budgets zero every party still gets a better model",
         ("zero",),
-        better_than_own,
+        _better_than_own,
     ),
     Statement(
         "Figure 2d",
         "b=0: the model rewards cannot be produced by rho-Shapley for any rho",
         "Sec. 5: the allocation in Fig. 2d cannot be obtained from the rho-Shapley value",
         ("zero",),
-        not_rho_shapley,
+        _not_rho_shapley,
     ),
     Statement(
         "Figure 2f",
         "first party's budget raised: its model improves over b=0",
         "Fig. 2f vs 2d, desirable observation (iii): raising one party's budget helps itself",
         ("zero", "first"),
-        first_party_improves,
+        _first_party_improves,
     ),
     Statement(
         "Figure 2f",
         "first party's budget raised: some other party's model improves",
         "desirable observation (iii): raising one party's budget can help others",
         ("zero", "first"),
-        helps_others,
+        _helps_others,
     ),
     Statement(
         "Figure 2a",
         "b=inf: [6-9] gets the largest payoff",
         "Fig. 2a: party [6-9] receives the largest payoff reward",
         ("unlimited",),
-        largest_payoff_last,
+        _largest_payoff_last,
         paper_parties=True,
     ),
     Statement(
@@ -241,7 +184,7 @@ STATEMENTS = (
         "b=inf: [0-3] gets more than [0] and [1-2]",
         "Fig. 2a: [0-3]'s payoff exceeds those of [0] and [1-2]",
         ("unlimited",),
-        middle_above_small,
+        _middle_above_small,
         paper_parties=True,
     ),
     Statement(
@@ -249,7 +192,7 @@ STATEMENTS = (
         "b=inf: the payoffs differ from those of Ohrimenko et al. [13]",
         "Sec. 5: [13] gives [-0.41, -0.26, -0.02, 0.12, 0.58], which differs from ours",
         ("unlimited",),
-        differs_from_ohrimenko,
+        _differs_from_ohrimenko,
         paper_parties=True,
         mnist_only=True,
     ),
@@ -258,7 +201,7 @@ STATEMENTS = (
         "b=0: [6-9] gets v(N)",
         "Fig. 2d: party [6-9] obtains the model of value v(N)",
         ("zero",),
-        last_gets_grand_at_zero,
+        _last_gets_grand_at_zero,
         paper_parties=True,
     ),
     Statement(
@@ -266,7 +209,7 @@ STATEMENTS = (
         "b=0.3 for [0]: [1-2], [0-3] and [3-5] also get better models",
         "Fig. 2f vs 2d: [1-2], [0-3] and [3-5] also obtain better models",
         ("zero", "first"),
-        middle_parties_improve,
+        _middle_parties_improve,
         paper_parties=True,
     ),
     Statement(
@@ -274,7 +217,7 @@ STATEMENTS = (
         "b=0.3 for [0]: [0]'s payments to the others increase",
         "first row of Fig. 2h vs 2g: [0] pays every other party more",
         ("zero", "first"),
-        first_row_grows,
+        _first_row_grows,
         paper_parties=True,
     ),
     Statement(
@@ -282,7 +225,7 @@ STATEMENTS = (
         "b=0.3 for [0]: [1-2], [0-3] and [3-5] pay [6-9] more",
         "last column of Fig. 2h vs 2g",
         ("zero", "first"),
-        last_column_grows,
+        _last_column_grows,
         paper_parties=True,
     ),
     Statement(
@@ -290,7 +233,7 @@ STATEMENTS = (
         "b=0.3 for [0]: [6-9] gets v(N) and a positive payoff",
         "Fig. 2e, 2f: [6-9] still obtains v(N) and a positive payoff",
         ("first",),
-        last_grand_and_paid,
+        _last_grand_and_paid,
         paper_parties=True,
     ),
     Statement(
@@ -298,7 +241,7 @@ STATEMENTS = (
         "b=0.3 for [0]: [6-9]'s cost flows are unchanged",
         "last rows of Fig. 2g and 2h are identical",
         ("zero", "first"),
-        last_row_unchanged,
+        _last_row_unchanged,
         paper_parties=True,
     ),
 )
@@ -322,10 +265,12 @@ def _note(holds: bool | None, reproduced: str) -> str:
     return "" if holds else "does not hold on this table"
 
 
-def claims(tables: Sequence[Table]) -> list[Claim]:
-    """One scorecard row per Section 5 statement and value table, whichever way it comes out."""
+def claims(results: Mapping[str, Table], settings: Analysis | None) -> list[Claim]:
+    """One scorecard row per Section 5 statement and value table, whichever way it comes out. ``results``: each value
+    table's Figure 2 results by label (:func:`.experiment.read_table`); ``settings`` is not read: every statement is
+    judged from the tables alone, whose budgets say which scenario each is (the claims rule passes no config)."""
     rows = []
-    for table in tables:
+    for table in results.values():
         source = f"{table.label} table, {table.dataset}"
         for st in STATEMENTS:
             reason = _not_checkable(st, table)
@@ -333,14 +278,13 @@ def claims(tables: Sequence[Table]) -> list[Claim]:
             if reason is None and "first" in st.roles:
                 reproduced += f"; first party's budget {table.scenarios['first'].budgets[0]:g}"
             rows.append(
-                Claim.verdict(
-                    holds,
+                Claim.statement(
                     paper=PAPER,
                     artifact=st.artifact,
                     claim=f"{st.claim} [{table.label}]",
-                    kind="claim",
                     paper_states=st.paper_states,
                     reproduced=f"{reproduced} ({source})" if reproduced else f"({source})",
+                    holds=holds,
                     note=reason or _note(holds, reproduced),
                 )
             )

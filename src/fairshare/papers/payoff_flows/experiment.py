@@ -104,6 +104,63 @@ class Analysis:
         return cls(int(seed), scenarios)
 
 
+# ---- Figure 2 results read back for the claims (one value table: its budget scenarios by role) ----
+@dataclass(frozen=True)
+class Outcome:
+    """One budget scenario's allocation of one value table, in party order (read from the result tables)."""
+
+    budgets: np.ndarray
+    own: np.ndarray  # v(i)
+    grand: float  # v(N)
+    shapley: np.ndarray
+    payoff: np.ndarray
+    model: np.ndarray  # v'_i(N), the model reward
+    flows: np.ndarray  # row i pays column j
+
+
+@dataclass(frozen=True)
+class Table:
+    """One value table's Figure 2 results: its label, dataset, parties and the scenarios found among its rows."""
+
+    label: str
+    dataset: str
+    parties: tuple[str, ...]
+    scenarios: dict[str, Outcome]  # keys: "unlimited", "zero", "first"
+
+
+def _role(budgets: np.ndarray) -> str | None:
+    """Which of Figure 2's scenarios a budget vector is: all unlimited, all zero, or only the first party's > 0."""
+    if np.all(np.isinf(budgets)):
+        return "unlimited"
+    if np.all(budgets == 0):
+        return "zero"
+    if budgets[0] > 0 and np.isfinite(budgets[0]) and np.all(budgets[1:] == 0):
+        return "first"
+    return None
+
+
+def read_table(label: str, dataset: str, alloc: pd.DataFrame, flows: pd.DataFrame) -> Table:
+    """The scenarios of one allocations/flows pair (as written by ``experiment.allocations``), keyed by role."""
+    parties = tuple(dict.fromkeys(alloc["party"]))
+    scenarios = {}
+    for name, rows in alloc.groupby("scenario", sort=False):
+        rows = rows.set_index("party").loc[list(parties)]
+        role = _role(rows["budget"].to_numpy(float))
+        if role is None or role in scenarios:
+            continue
+        matrix = flows[flows["scenario"] == name].pivot(index="payer", columns="payee", values="flow")
+        scenarios[role] = Outcome(
+            budgets=rows["budget"].to_numpy(float),
+            own=rows["v_single"].to_numpy(float),
+            grand=float(rows["v_grand"].iloc[0]),
+            shapley=rows["shapley"].to_numpy(float),
+            payoff=rows["payoff"].to_numpy(float),
+            model=rows["model_value"].to_numpy(float),
+            flows=matrix.loc[list(parties), list(parties)].to_numpy(float),
+        )
+    return Table(label, dataset, parties, scenarios)
+
+
 def value_coalition(
     st: Valuation, ds: Any, mask: int, checkpoint: str | Path | None = None, device: str = "cpu"
 ) -> dict[str, Any]:
