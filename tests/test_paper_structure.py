@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 
 import pytest
 import yaml
@@ -53,6 +54,19 @@ def test_3_the_four_modules_and_a_command_group(paper):
         assert (folder / f"{name}.py").is_file(), f"{paper}: {name}.py missing"
     commands = importlib.import_module(f"fairshare.papers.{paper}.commands")
     assert all(hasattr(commands, name) for name in ("GROUP", "HELP", "register")), paper
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_3_one_claims_entry_point_with_the_shared_signature(paper):
+    """Every claims.py exposes ``claims(results, settings) -> list[Claim]`` and no other public function."""
+    module = importlib.import_module(f"fairshare.papers.{paper}.claims")
+    public = [
+        name
+        for name, value in vars(module).items()
+        if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
+    ]
+    assert public == ["claims"], f"{paper}: public functions {public}"
+    assert list(inspect.signature(module.claims).parameters) == ["results", "settings"]
 
 
 @pytest.mark.parametrize("paper", PAPERS)

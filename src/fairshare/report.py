@@ -8,7 +8,7 @@ with :func:`read_claims` (which accepts only that shape) and stacks them into th
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +22,29 @@ KINDS = ("printed", "claim", "erratum")
 STATUSES = ("match", "within tolerance", "differs", "not run in this profile", "smoke: plumbing only")
 SMOKE = "smoke: plumbing only"
 CLAIM_COLUMNS = ["paper", "artifact", "claim", "kind", "paper_states", "reproduced", "status", "note"]
+
+
+def _constructor(kind: str, doc: str) -> Callable[..., Claim]:
+    """The keyword-only constructor of :class:`Claim` records of one ``kind``."""
+
+    def build(
+        cls: type[Claim],
+        *,
+        paper: str,
+        artifact: str,
+        claim: str,
+        paper_states: object,
+        reproduced: object,
+        holds: bool | None,
+        note: object = "",
+    ) -> Claim:
+        status = "not run in this profile" if holds is None else ("match" if bool(holds) else "differs")
+        fields = dict(paper=paper, artifact=artifact, claim=claim, paper_states=paper_states, reproduced=reproduced)
+        texts = {k: "" if v is None else str(v) for k, v in {**fields, "note": note}.items()}
+        return cls(kind=kind, status=status, **texts)
+
+    build.__doc__ = doc
+    return build
 
 
 @dataclass(frozen=True)
@@ -43,60 +66,17 @@ class Claim:
         if self.status not in STATUSES:
             raise ValueError(f"claim status must be one of {STATUSES}, got {self.status!r} ({self.claim})")
 
-    @classmethod
-    def _judged(cls, kind: str, holds: bool | None, fields: dict) -> Claim:
-        status = "not run in this profile" if holds is None else ("match" if bool(holds) else "differs")
-        return cls(kind=kind, status=status, **{k: "" if v is None else str(v) for k, v in fields.items()})
-
-    @classmethod
-    def printed(
-        cls,
-        *,
-        paper: str,
-        artifact: str,
-        claim: str,
-        paper_states: object,
-        reproduced: object,
-        holds: bool | None,
-        note: object = "",
-    ) -> Claim:
-        """A number printed in the paper, compared at its printed precision by the caller (``holds``: True ->
-        match, False -> differs, None -> not run in this profile)."""
-        fields = dict(paper=paper, artifact=artifact, claim=claim, paper_states=paper_states, reproduced=reproduced)
-        return cls._judged("printed", holds, {**fields, "note": note})
-
-    @classmethod
-    def statement(
-        cls,
-        *,
-        paper: str,
-        artifact: str,
-        claim: str,
-        paper_states: object,
-        reproduced: object,
-        holds: bool | None,
-        note: object = "",
-    ) -> Claim:
-        """A statement of the paper tested exactly as the paper words it (``holds`` as in :meth:`printed`)."""
-        fields = dict(paper=paper, artifact=artifact, claim=claim, paper_states=paper_states, reproduced=reproduced)
-        return cls._judged("claim", holds, {**fields, "note": note})
-
-    @classmethod
-    def erratum(
-        cls,
-        *,
-        paper: str,
-        artifact: str,
-        claim: str,
-        paper_states: object,
-        reproduced: object,
-        holds: bool | None,
-        note: object = "",
-    ) -> Claim:
-        """A printed statement that fails, with the corrected one computed and checked in the same row: ``holds``
-        is True only when the printed statement fails and the correction holds."""
-        fields = dict(paper=paper, artifact=artifact, claim=claim, paper_states=paper_states, reproduced=reproduced)
-        return cls._judged("erratum", holds, {**fields, "note": note})
+    # Keyword-only constructors, one per kind; each turns ``holds`` (computed by the caller from this run's
+    # results) into the status: True -> match, False -> differs, None -> not run in this profile.
+    printed = classmethod(_constructor("printed", "A number printed in the paper, compared at its printed precision."))
+    statement = classmethod(_constructor("claim", "A statement of the paper, tested exactly as the paper words it."))
+    erratum = classmethod(
+        _constructor(
+            "erratum",
+            "A printed statement that fails, the corrected one computed and checked in the same row: ``holds`` is "
+            "True only when the printed statement fails and the correction holds.",
+        )
+    )
 
     @property
     def holds(self) -> bool | None:

@@ -88,7 +88,7 @@ rule auctions_figure7c:
     log:
         f"{AU_LOGS}/figure7c.log",
     params:
-        cfg=lambda w: cfg_file({"auctions": {"exp6": AU6}}),
+        cfg=lambda w: cfg_json("auctions"),
         stem=lambda w, output: figure_stem(output.png),
     shell:
         "fairshare auctions figure7c {input} --summary {output.summary} --claims {output.claims}"

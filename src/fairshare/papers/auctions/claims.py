@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from fairshare.papers.auctions.experiment import Exp6, Settings
+from fairshare.papers.auctions.experiment import Settings
 from fairshare.report import Claim
 
 PAPER = "auctions"
@@ -324,16 +324,13 @@ def _exp6(per_round: pd.DataFrame, tolerance: float) -> list[Claim]:
     return rows
 
 
-def claims(results: Mapping[str, Any], settings: Settings | Exp6) -> list[Claim]:
-    """The rows of the results present. With the ``auctions`` block's :class:`Settings`: ``exp5`` (Figs. 7a/7b, the
-    tidy exp5 table), ``truthfulness`` (Sec. V-A/V-B, Theorem 8, Corollary 9) and ``corollary10``, in this order; with
-    its ``exp6`` block (:class:`Exp6`, all that Fig. 7c's rule passes): ``exp6`` (Fig. 7c, the per-round table)."""
-    known = {"exp6"} if isinstance(settings, Exp6) else {"exp5", "truthfulness", "corollary10"}
-    unknown = sorted(set(results) - known)
+def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
+    """The rows of the results present, in this order: ``exp5`` (Figs. 7a/7b, the tidy exp5 table),
+    ``truthfulness`` (Sec. V-A/V-B, Theorem 8, Corollary 9), ``corollary10`` and ``exp6`` (Fig. 7c, the per-round
+    table)."""
+    unknown = sorted(set(results) - {"exp5", "truthfulness", "corollary10", "exp6"})
     if unknown:
-        raise ValueError(f"no auctions claims for results {unknown} with {type(settings).__name__} settings")
-    if isinstance(settings, Exp6):
-        return _exp6(results["exp6"], settings.nearly_same_tolerance) if "exp6" in results else []
+        raise ValueError(f"no auctions claims for results {unknown}")
     rows = []
     if "exp5" in results:
         rows += _exp5(results["exp5"], settings.constrained_budget_max)
@@ -341,4 +338,6 @@ def claims(results: Mapping[str, Any], settings: Settings | Exp6) -> list[Claim]
         rows += _truthfulness(results["truthfulness"])
     if "corollary10" in results:
         rows += _corollary10(results["corollary10"], settings.corollary10["tolerance_se"])
+    if "exp6" in results:
+        rows += _exp6(results["exp6"], settings.exp6.nearly_same_tolerance)
     return rows

@@ -158,11 +158,11 @@ def exp6(args: argparse.Namespace) -> None:
 
 def figure7c(args: argparse.Namespace) -> None:
     from fairshare.papers.auctions import claims as paper_claims
-    from fairshare.papers.auctions.experiment import Exp6, exp6_per_round
+    from fairshare.papers.auctions.experiment import Settings, exp6_per_round
     from fairshare.papers.auctions.figures import figure7c as draw
     from fairshare.report import write_claims
 
-    settings = Exp6.from_block(section(args, "auctions")["exp6"])
+    settings = Settings.from_block(section(args, "auctions"))
     runs = pd.concat([pd.read_csv(p) for p in args.runs], ignore_index=True)
     per_round = exp6_per_round(runs)
     write_csv(args.summary, per_round)

@@ -53,7 +53,7 @@ class Exp6:
 
 @dataclass(frozen=True)
 class Settings:
-    """The ``auctions`` block without ``exp6``: Exp 5, the misreport sweep and Corollary 10."""
+    """The ``auctions`` block: Exp 5, the misreport sweep, Corollary 10 and ``exp6`` (Fig. 7c)."""
 
     users: int
     seeds: int
@@ -66,6 +66,7 @@ class Settings:
     truthfulness: Mapping[str, Any]
     corollary_draws: int
     corollary10: Mapping[str, Any]
+    exp6: Exp6
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> Settings:
@@ -88,6 +89,7 @@ class Settings:
             truthfulness=block["truthfulness"],
             corollary_draws=block["corollary_draws"],
             corollary10=block["corollary10"],
+            exp6=Exp6.from_block(block["exp6"]),
         )
 
 

@@ -1,0 +1,37 @@
+"""The one claims interface: keyword-only constructors per kind, statuses from ``holds``, and the claims-file check."""
+
+import pytest
+
+from fairshare.report import Claim, read_claims, write_claims
+
+ROW = dict(paper="p", artifact="Table 1", claim="A beats B", paper_states="A > B", reproduced="0.9 vs 0.8")
+
+
+@pytest.mark.parametrize(
+    ("constructor", "kind"), [(Claim.printed, "printed"), (Claim.statement, "claim"), (Claim.erratum, "erratum")]
+)
+def test_each_constructor_sets_its_kind_and_the_status_from_holds(constructor, kind):
+    statuses = [constructor(**ROW, holds=h).status for h in (True, False, None)]
+    assert statuses == ["match", "differs", "not run in this profile"]
+    assert {constructor(**ROW, holds=True).kind} == {kind}
+
+
+def test_constructors_are_keyword_only_and_need_a_verdict():
+    with pytest.raises(TypeError):
+        Claim.statement("p", "Table 1", "A beats B", "A > B", "0.9", True)
+    with pytest.raises(TypeError):
+        Claim.statement(**ROW)  # holds is required: no row without a computed verdict
+
+
+def test_values_become_text_and_none_becomes_empty():
+    row = Claim.printed(**{**ROW, "reproduced": 0.125}, holds=1 > 0, note=None)
+    assert (row.reproduced, row.note) == ("0.125", "")
+
+
+def test_a_claims_file_round_trips_and_another_shape_is_refused(tmp_path):
+    path = tmp_path / "claims.csv"
+    write_claims(path, [Claim.statement(**ROW, holds=False)])
+    assert read_claims(path)["status"].tolist() == ["differs"]
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a claims file"):
+        read_claims(tmp_path / "other.csv")
