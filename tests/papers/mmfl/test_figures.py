@@ -56,8 +56,7 @@ def test_entries_with_the_same_title_are_told_apart_by_their_name():
 
 
 def test_task_names_keep_a_number_only_where_a_dataset_repeats():
-    names = task_titles(["digits#0", "synthetic#1", "digits#2"])
-    assert names == {"digits#0": "digits (task 1)", "synthetic#1": "synthetic", "digits#2": "digits (task 3)"}
+    assert task_titles(["digits", "synthetic", "digits"]) == ["digits (task 1)", "synthetic", "digits (task 3)"]
 
 
 def test_every_alpha_of_a_sweep_gets_a_distinct_colour_and_label():

@@ -23,6 +23,7 @@ LABELS = {
     "val_threshold_0.4": "valThreshold 0.4 (NB)",
     "val_threshold_0.6": "valThreshold 0.6 (NB)",
 }
+NO_BUDGET = ("val_threshold_0.4", "val_threshold_0.6")  # posted-price mechanisms: dashed
 COLORS = dict(zip(LABELS, plt.cm.tab10.colors))  # one colour per mechanism in every panel
 MARKS = "NT: not truthful; NB: no budget (a posted price)"
 PANELS = {
@@ -61,7 +62,7 @@ def figure7(exp5: pd.DataFrame, stems: Mapping[str, str | Path], caption: str, c
                 lw=1.4,
                 label=LABELS[method],
                 color=COLORS[method],
-                ls="--" if method.startswith("val_threshold") else "-",
+                ls="--" if method in NO_BUDGET else "-",
             )
             ax.fill_between(stats.index, stats["min"], stats["max"], color=line.get_color(), alpha=0.15, lw=0)
         ax.set_xlabel("budget B")

@@ -130,7 +130,9 @@ def figures(args: argparse.Namespace) -> None:
     titles = draw.experiment_titles(settings.experiments)
     draw.min_accuracy_curves(acc, titles, args.min_accuracy)
     per_task = settings.per_task_experiment
-    draw.per_task_curves(acc[acc.experiment == per_task], titles[per_task], args.per_task)
+    draw.per_task_curves(
+        acc[acc.experiment == per_task], settings.experiment(per_task).tasks, titles[per_task], args.per_task
+    )
     draw.variance_bars(acc[acc.experiment.isin(settings.table2_experiments)], titles, args.variance)
     maps = []
     for path in args.allocations:

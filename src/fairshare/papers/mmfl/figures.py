@@ -53,14 +53,10 @@ def experiment_titles(experiments: Sequence[Experiment]) -> dict[str, str]:
     return {name: f"{t} ({name})" if counts[t] > 1 else t for name, t in titles.items()}
 
 
-def task_titles(task_names: Sequence[str]) -> dict[str, str]:
-    """Readable names for the ``name#position`` task ids: the dataset alone where it is unambiguous, else the
-    dataset and its 1-based task number (the paper's "Task 3")."""
-    datasets = [t.rsplit("#", 1)[0] for t in task_names]
-    return {
-        t: d if datasets.count(d) == 1 else f"{d} (task {int(t.rsplit('#', 1)[1]) + 1})"
-        for t, d in zip(task_names, datasets)
-    }
+def task_titles(datasets: Sequence[str]) -> list[str]:
+    """Readable names for an experiment's tasks (``datasets``: each task's dataset, by task index): the dataset alone
+    where it is unambiguous, else the dataset and its 1-based task number (the paper's "Task 3")."""
+    return [d if datasets.count(d) == 1 else f"{d} (task {i + 1})" for i, d in enumerate(datasets)]
 
 
 def _method_label(method: str, alpha: float | None = None) -> str:
@@ -114,16 +110,17 @@ def min_accuracy_curves(acc: pd.DataFrame, titles: Mapping[str, str], stem: str 
     plt.close(fig)
 
 
-def per_task_curves(acc: pd.DataFrame, title: str, stem: str | Path) -> None:
-    """Each task's test accuracy vs round (one experiment, ``title``), one panel per task."""
+def per_task_curves(acc: pd.DataFrame, datasets: Sequence[str], title: str, stem: str | Path) -> None:
+    """Each task's test accuracy vs round (one experiment, ``title``; ``datasets``: its tasks' datasets by task
+    index), one panel per task."""
     tasks = list(dict.fromkeys(acc.task))
-    names = task_titles(list(dict.fromkeys(acc.task_name)))
+    names = task_titles(list(datasets))
     fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(4 * max(1, len(tasks)), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks):
         sub = acc[acc.task == task].rename(columns={"accuracy": "v"})
         for label, rows, colour in _series(sub):
             seed_band(ax, rows, "round", "v", color=colour, label=label)
-        ax.set_title(names[sub.task_name.iloc[0]], fontsize=10)
+        ax.set_title(names[task], fontsize=10)
         round_axis(ax)
     axes[0][0].set_ylabel("test accuracy")
     axes[0][0].legend(fontsize=LEGEND_SIZE)
@@ -194,7 +191,7 @@ def allocation_maps(
         round_axis(ax)
         integer_ticks(ax, "y")
         ax.set_ylabel("client")
-    labels = list(task_titles([f"{t}#{i}" for i, t in enumerate(tasks)]).values())
+    labels = task_titles(list(tasks))
     handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(i + 1)) for i in range(n_tasks)]
     if any((m < 0).any() for _, _, m in maps):
         handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="grey"))
