@@ -45,7 +45,7 @@ def build(args: argparse.Namespace) -> None:
     if args.name in stand_in.get("datasets", []):
         from fairshare.data.stand_in import STAND_IN_DATASETS, stand_in_dataset
 
-        seed = seeding.integer_seed(section(args, "seed"), "dataset", STAND_IN_DATASETS.index(args.name)) % (2**31)
+        seed = seeding.torch_seed(section(args, "seed"), "dataset", STAND_IN_DATASETS.index(args.name))
         ds = stand_in_dataset(args.name, n_train=stand_in["n_train"], n_test=stand_in["n_test"], seed=seed)
     elif args.name == "sst":
         ds = _sst(data_cfg)

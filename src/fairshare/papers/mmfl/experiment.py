@@ -93,7 +93,7 @@ class Training:
             fidelity=FIDELITY[self.fidelity],
             settings=settings,
             test_indices=test_indices,
-            init_seed=seeding.integer_seed(root, "init", init_key, position) % (2**31),
+            init_seed=seeding.torch_seed(root, "init", init_key, position),
             mask_absent=mask_absent,
             lr_decay=self.lr_decay.get(dataset.name, self.lr_decay["default"]),
             device=device,
@@ -216,12 +216,11 @@ def run_job(
     the per-round rows (experiment, method, alpha, seed, round, task, task_name, accuracy, loss, clients) and the
     allocation map (clients x rounds)."""
     from fairshare.data.partition import mmfl_iid, mmfl_noniid
-    from fairshare.learning.engine import set_deterministic
     from fairshare.learning.mmfl import run_mmfl
     from fairshare.learning.rounds import settings_hash
 
     exp, train = settings.experiment(run.experiment), settings.training
-    set_deterministic(seeding.integer_seed(root, "mmfl", run.seed) % (2**31))
+    seeding.seed_torch_for_run(root, "mmfl", run.seed)
     tasks = []
     for s, name in enumerate(exp.tasks):
         ds = datasets[name]
