@@ -19,7 +19,8 @@ import time
 import numpy as np
 import torch
 
-from fairshare.learning.engine import ClientData, TrainSettings, local_train, resolve_device
+from fairshare.learning.device import resolve_device
+from fairshare.learning.engine import ClientData, TrainSettings, local_train
 from fairshare.learning.models import build_model
 
 

@@ -46,6 +46,6 @@ def torch_seed(root_seed: int, stream: str, *keys: int) -> int:
 def seed_torch_for_run(root_seed: int, stream: str, *keys: int) -> None:
     """Seed torch (and make cuDNN deterministic) before a training run, from the run's own stream: a run's result
     then does not depend on the runs trained before it in the same process."""
-    from fairshare.learning.engine import set_deterministic
+    from fairshare.learning.device import set_deterministic
 
     set_deterministic(torch_seed(root_seed, stream, *keys))

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from fairshare.learning import baselines
-from fairshare.learning.engine import ClientData, TrainSettings, balanced_accuracy_of, local_train
+from fairshare.learning.engine import ClientData, TrainSettings, local_train
+from fairshare.learning.evaluation import balanced_accuracy_of
 from fairshare.learning.rounds import run_rounds
 from fairshare.learning.slimmable import SlimmableMLP
 

@@ -7,15 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from fairshare.learning.engine import (
-    ClientData,
-    TrainSettings,
-    batch_plan,
-    choose_executor,
-    decayed_lr,
-    evaluate,
-    local_train,
-)
+from fairshare.learning.engine import ClientData, TrainSettings, batch_plan, choose_executor, decayed_lr, local_train
+from fairshare.learning.evaluation import evaluate
 from fairshare.learning.models import build_model
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -10,7 +10,8 @@ import torch
 from fairshare import seeding
 from fairshare.data.datasets import build_dataset
 from fairshare.data.partition import mmfl_iid
-from fairshare.learning.engine import ClientData, TrainSettings, to_tensors
+from fairshare.learning.engine import ClientData, TrainSettings
+from fairshare.learning.evaluation import to_tensors
 from fairshare.learning.mmfl import FIDELITY, Task, allocation_probabilities, build_task, run_mmfl
 from fairshare.learning.models import build_model
 

@@ -21,7 +21,8 @@ FEDAVG = textwrap.dedent('''
     from fairshare import seeding
     from fairshare.learning.aggregation import weighted_average
     from fairshare.learning.rounds import run_rounds, settings_hash
-    from fairshare.learning.engine import ClientData, TrainSettings, evaluate, local_train
+    from fairshare.learning.engine import ClientData, TrainSettings, local_train
+    from fairshare.learning.evaluation import evaluate
     from fairshare.learning.models import build_model
 
     SEED, ROUNDS = 5, 4

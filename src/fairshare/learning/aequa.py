@@ -28,7 +28,8 @@ import torch
 from torch import nn
 
 from fairshare.learning.aggregation import masked_average
-from fairshare.learning.engine import ClientData, TrainSettings, balanced_accuracy_of, local_train, step_count
+from fairshare.learning.engine import ClientData, TrainSettings, local_train, step_count
+from fairshare.learning.evaluation import balanced_accuracy_of
 from fairshare.learning.rounds import RoundStep
 from fairshare.learning.slimmable import SlimmableMLP, SlimmableResNet18, SwitchableBatchNorm2d, set_width
 

@@ -37,15 +37,28 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 from torch.func import functional_call, grad, vmap
 
-from fairshare.learning.kernels import cpu_images, cpu_kernels
+from fairshare.learning.kernels import cpu_kernels
+from fairshare.learning.sgd import ClientData, TrainSettings, batch_plan, decayed_lr, masked_loss, sgd_step, step_count
+
+__all__ = [
+    "EXECUTORS",
+    "PRECISIONS",
+    "ClientData",
+    "TrainSettings",
+    "batch_plan",
+    "choose_executor",
+    "decayed_lr",
+    "local_train",
+    "sgd_step",
+    "step_count",
+    "vmap_pays",
+]
 
 EXECUTORS = ("auto", "batched", "sequential")
 # fp32: plain float32. bf16: forward passes under bfloat16 autocast (matmuls and convolutions in bfloat16, losses and
@@ -54,97 +67,6 @@ PRECISIONS = ("fp32", "bf16")
 State = dict[str, torch.Tensor]
 StepWidths = Callable[[int, int], Sequence[float]]
 _SKIP = object()
-
-
-@dataclass
-class ClientData:
-    """One client's local data (float inputs or int64 tokens, int64 labels) and optional mask of the classes it holds."""
-
-    x: torch.Tensor
-    y: torch.Tensor
-    class_mask: torch.Tensor | None = None
-
-    def __len__(self) -> int:
-        return len(self.y)
-
-
-@dataclass
-class TrainSettings:
-    """Local-training hyperparameters shared by a cohort (one local phase = ``epochs`` passes over the client's data)."""
-
-    epochs: int
-    batch_size: int
-    lr: float
-    momentum: float = 0.0
-    weight_decay: float = 0.0
-    absent_class_fill: float | None = None  # e.g. 0.0: the MMFL authors' masking of absent classes' outputs
-    drop_last: bool = False  # skip each epoch's final partial batch
-    precision: str = "fp32"  # "bf16": bfloat16 autocast of the forward passes (CPU and CUDA); see PRECISIONS
-    client_threads: int = 1  # CPU: clients trained side by side in this many threads, one core each (see local_train)
-
-
-def batch_plan(n: int, settings: TrainSettings, rng: np.random.Generator) -> list[np.ndarray]:
-    """The index batches one client trains on: a fresh permutation of ``range(n)`` per epoch, cut into batches."""
-    out = []
-    for _ in range(settings.epochs):
-        order = rng.permutation(n)
-        out += [
-            order[s : s + settings.batch_size]
-            for s in range(0, n, settings.batch_size)
-            if not settings.drop_last or s + settings.batch_size <= n
-        ]
-    return out
-
-
-def step_count(n: int, settings: TrainSettings) -> int:
-    """Number of batches :func:`batch_plan` gives a client of ``n`` samples (without drawing its permutations)."""
-    per_epoch = n // settings.batch_size if settings.drop_last else -(-n // settings.batch_size)
-    return settings.epochs * per_epoch
-
-
-def decayed_lr(lr: float, gamma: float, round_index: int, *, inert: bool = False) -> float:
-    """Learning rate of round ``round_index`` (0-based) under a per-round exponential decay ``lr * gamma**round``.
-
-    ``inert=True`` reproduces the multi-model FL authors' code (spec §2.4): a StepLR is created per client per round
-    and stepped once after local training, so the decay never takes effect and every round uses ``lr``.
-    """
-    return lr if inert else lr * gamma**round_index
-
-
-def _loss(
-    out: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None, class_mask: torch.Tensor | None, fill: float | None
-) -> torch.Tensor:
-    out = out.float()
-    if fill is not None and class_mask is not None:
-        out = out.masked_fill(~class_mask, fill)
-    if weight is None:
-        return F.cross_entropy(out, y)
-    per_sample = F.cross_entropy(out, y, reduction="none")
-    return (per_sample * weight).sum() / weight.sum().clamp(min=1)
-
-
-@torch.no_grad()
-def sgd_step(
-    params: Sequence[torch.Tensor],
-    grads: Sequence[torch.Tensor | None],
-    buffers: list[torch.Tensor | None],
-    lr: float,
-    momentum: float = 0.0,
-    weight_decay: float = 0.0,
-) -> None:
-    """In-place SGD with momentum and weight decay: torch.optim.SGD's update (dampening 0, not Nesterov), bit for bit.
-
-    Parameters without a gradient (e.g. other widths' batch-norm copies) are left untouched, momentum included;
-    ``buffers`` holds one momentum buffer per parameter (None before its first step).
-    """
-    for k, (p, g) in enumerate(zip(params, grads)):
-        if g is None:
-            continue
-        d = g.add(p, alpha=weight_decay) if weight_decay else g
-        if momentum:
-            buffers[k] = d.clone() if buffers[k] is None else buffers[k].mul_(momentum).add_(d)
-            d = buffers[k]
-        p.add_(d, alpha=-lr)
 
 
 def _has(model: nn.Module, kind: type) -> bool:
@@ -257,7 +179,7 @@ def _sequential(
                 for width in widths:
                     with _at_width(model, width), _autocast(device, precision):
                         out = model(client.x[ix])
-                    loss = loss + _loss(out, client.y[ix], None, mask, settings.absent_class_fill)
+                    loss = loss + masked_loss(out, client.y[ix], None, mask, settings.absent_class_fill)
                 if width_loss == "mean":
                     loss = loss / len(widths)
                 grads = torch.autograd.grad(loss, params, allow_unused=True)
@@ -354,7 +276,7 @@ def _trained_parameters(
     out = functional_call(model, (leaves | frozen, bufs), (x[rows],))
     mask = None if class_mask is None else class_mask[None, :]
     grads = torch.autograd.grad(
-        _loss(out, y[rows], None, mask, settings.absent_class_fill), list(leaves.values()), allow_unused=True
+        masked_loss(out, y[rows], None, mask, settings.absent_class_fill), list(leaves.values()), allow_unused=True
     )
     return [n for n, g in zip(leaves, grads) if g is not None]
 
@@ -434,7 +356,7 @@ class _Cohort:
         for width in widths:
             with _at_width(self.model, width), _autocast(self.device, self.precision):
                 out = functional_call(self.model, (params, buffers), (self.x[rows],))
-            loss = loss + _loss(out, self.y[rows], None, mask, self.settings.absent_class_fill)
+            loss = loss + masked_loss(out, self.y[rows], None, mask, self.settings.absent_class_fill)
         if self.width_loss == "mean":
             loss = loss / len(widths)
         grads = torch.autograd.grad(loss, list(leaves.values()), allow_unused=True)
@@ -473,7 +395,7 @@ class _Cohort:
         def client_loss(p, b, x, y, w, cm):
             with _autocast(device, self.precision):
                 out = functional_call(model, (p, b), (x,))
-            return _loss(out, y, w, cm if masked else None, self.settings.absent_class_fill)
+            return masked_loss(out, y, w, cm if masked else None, self.settings.absent_class_fill)
 
         randomness = "different" if _has(model, nn.modules.dropout._DropoutNd) else "error"
         grad_all = vmap(grad(client_loss), in_dims=(0, 0, 0, 0, 0, 0 if masked else None), randomness=randomness)
@@ -657,103 +579,3 @@ def local_train(
             vectorize,
         )
     return out
-
-
-EVAL_CHUNK = 128  # samples per forward pass in evaluate/predict of CPU images: faster than 1,024 here (docs/engine.md)
-
-
-def _batch_coupled(model: nn.Module) -> bool:
-    """Whether a sample's eval-mode output depends on the other samples of its batch (batch norm without running
-    statistics normalises with the batch's own statistics)."""
-    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) and m.running_mean is None for m in model.modules())
-
-
-def _forward(model: nn.Module, x: torch.Tensor, precision: str) -> torch.Tensor:
-    """``model(x)`` as float32 outputs, ``EVAL_CHUNK`` samples at a time for CPU images (where it pays, measured)
-    unless the model couples the samples of a batch (each sample's output is the same bits either way: tested)."""
-    chunk = EVAL_CHUNK if cpu_images(x) and not _batch_coupled(model) else len(x)
-    with _autocast(x.device, precision):
-        return torch.cat([model(x[s : s + chunk]).float() for s in range(0, len(x), chunk)])
-
-
-def evaluate(
-    model: nn.Module,
-    params: State,
-    x: torch.Tensor,
-    y: torch.Tensor,
-    batch_size: int = 1024,
-    amp: bool = False,
-    precision: str = "fp32",
-) -> tuple[float, float]:
-    """(accuracy, mean cross-entropy) of ``params`` on (x, y), in eval mode at the model's current width.
-
-    The loss is summed per batch of ``batch_size``. Batch norm without running statistics normalises with each
-    evaluation batch's statistics, so the result depends on ``batch_size`` (the multi-model FL authors evaluate with
-    batches of 32). ``precision``: as :class:`TrainSettings`'s (``amp``: bf16 on CUDA only, as in :func:`local_train`).
-    """
-    precision = _precision(precision, amp, y.device)
-    model.load_state_dict(params, strict=False)
-    model.eval()
-    correct, loss = 0, 0.0
-    with cpu_kernels(model, x, precision), torch.inference_mode():
-        for s in range(0, len(y), batch_size):
-            out = _forward(model, x[s : s + batch_size], precision)
-            correct += int((out.argmax(1) == y[s : s + batch_size]).sum())
-            loss += float(F.cross_entropy(out, y[s : s + batch_size], reduction="sum"))
-    return correct / max(1, len(y)), loss / max(1, len(y))
-
-
-def predict(model: nn.Module, params: State | None, x: torch.Tensor, batch_size: int = 1024) -> np.ndarray:
-    """Predicted labels of ``params`` (``None``: the model's current parameters) at the model's current width."""
-    if params is not None:
-        model.load_state_dict(params, strict=False)
-    model.eval()
-    with cpu_kernels(model, x, "fp32"), torch.inference_mode():
-        labels = [_forward(model, x[s : s + batch_size], "fp32").argmax(1) for s in range(0, len(x), batch_size)]
-    return torch.cat(labels).cpu().numpy()
-
-
-def balanced_accuracy_of(
-    model: nn.Module, params: State | None, x: torch.Tensor, y: torch.Tensor, n_classes: int
-) -> float:
-    """Balanced accuracy (Aequa's accuracy metric) of ``params`` on (x, y)."""
-    from fairshare.metrics import balanced_accuracy
-
-    return balanced_accuracy(y.cpu().numpy(), predict(model, params, x), n_classes)
-
-
-def to_tensors(
-    x: np.ndarray, y: np.ndarray, device: str | torch.device = "cpu", normalize: bool = True
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """uint8 images -> float in [-1, 1] (the MMFL code's Normalize(0.5, 0.5)); float features unchanged."""
-    xt = torch.as_tensor(x)
-    if xt.dtype == torch.uint8:
-        xt = xt.float() / 255.0
-        if normalize:
-            xt = (xt - 0.5) / 0.5
-    return xt.float().to(device), torch.as_tensor(y).long().to(device)
-
-
-def resolve_device(name: str = "auto") -> torch.device:
-    """``auto``: CUDA when present, else CPU; ``cuda`` without a GPU is an error rather than a silent CPU run."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("device 'cuda' requested but no CUDA device is available; use device: auto or cpu")
-    return torch.device(name)
-
-
-def set_deterministic(seed: int, strict: bool = False) -> None:
-    """Seed torch and make cuDNN deterministic; ``strict`` also forbids nondeterministic kernels (slower on GPU).
-
-    On CPU every kernel the engine uses is deterministic already; ``strict`` matters on CUDA (it sets
-    ``CUBLAS_WORKSPACE_CONFIG`` as cuBLAS requires).
-    """
-    torch.manual_seed(seed)
-    torch.backends.cudnn.benchmark = False
-    torch.backends.cudnn.deterministic = True
-    if strict:
-        import os
-
-        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-        torch.use_deterministic_algorithms(True)

@@ -31,7 +31,8 @@ from torch import nn
 from fairshare.data.datasets import ArrayDataset
 from fairshare.data.partition import Partition
 from fairshare.learning.aggregation import uniform_average, weighted_average
-from fairshare.learning.engine import ClientData, TrainSettings, decayed_lr, evaluate, local_train, to_tensors
+from fairshare.learning.engine import ClientData, TrainSettings, decayed_lr, local_train
+from fairshare.learning.evaluation import evaluate, to_tensors
 from fairshare.learning.mmfl_policies import POLICIES
 from fairshare.learning.models import build_model
 from fairshare.learning.rounds import run_rounds, settings_hash

@@ -158,7 +158,7 @@ def allocate(ctx: Context, state: dict, curve: np.ndarray, fitted: np.ndarray, s
     width-as-reward allocation (App. D.6: any width for models without batch norm, the bucket otherwise) and its test
     accuracies."""
     from fairshare.games.aequa_allocation import anneal, width_reward_allocation
-    from fairshare.learning.engine import balanced_accuracy_of
+    from fairshare.learning.evaluation import balanced_accuracy_of
     from fairshare.learning.slimmable import set_width
 
     st, stream = ctx.st, f"{ctx.st.key}/{ctx.method}"

@@ -65,7 +65,7 @@ def model_inputs(x: np.ndarray, y: np.ndarray, device) -> tuple:
     stay int64 for the embedding."""
     import torch
 
-    from fairshare.learning.engine import to_tensors
+    from fairshare.learning.evaluation import to_tensors
 
     if is_tokens(x):
         return torch.as_tensor(x, dtype=torch.int64).to(device), torch.as_tensor(y, dtype=torch.int64).to(device)
@@ -103,13 +103,13 @@ class Setting:
 
     def acc(self, state) -> float:
         """Balanced accuracy of ``state`` on the test split (full width)."""
-        from fairshare.learning.engine import balanced_accuracy_of
+        from fairshare.learning.evaluation import balanced_accuracy_of
 
         return balanced_accuracy_of(self.model, state, *self.test, self.n_classes)
 
     def val_acc(self, state) -> float:
         """Balanced accuracy of ``state`` on the server's validation split (full width)."""
-        from fairshare.learning.engine import balanced_accuracy_of
+        from fairshare.learning.evaluation import balanced_accuracy_of
 
         return balanced_accuracy_of(self.model, state, *self.val, self.n_classes)
 
@@ -155,7 +155,8 @@ def prepare(
 
     from fairshare.data.partition import make_partition
     from fairshare.learning import aequa as aq
-    from fairshare.learning.engine import ClientData, TrainSettings, resolve_device
+    from fairshare.learning.device import resolve_device
+    from fairshare.learning.engine import ClientData, TrainSettings
 
     device = resolve_device(device_name)
     ds = load_dataset(str(dataset_file))

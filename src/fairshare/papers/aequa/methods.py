@@ -262,7 +262,7 @@ def _training_time_start(ctx: Context) -> dict:
 
 def _held_width_rewards(ctx: Context, run: dict, rounds_done: int) -> dict:
     """Each client's reward under Algorithm 2: the width it holds, cut from the global model."""
-    from fairshare.learning.engine import balanced_accuracy_of
+    from fairshare.learning.evaluation import balanced_accuracy_of
     from fairshare.learning.slimmable import set_width
 
     st = ctx.st

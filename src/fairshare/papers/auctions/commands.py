@@ -128,7 +128,7 @@ def exp6(args: argparse.Namespace) -> None:
     """Train on each recruitment file in turn, writing its output as soon as it finishes; the checkpoints go only once
     every output is written, so a rerun of a killed job skips the finished files and resumes the interrupted one."""
     from fairshare.data.datasets import load_cache
-    from fairshare.learning.engine import resolve_device
+    from fairshare.learning.device import resolve_device
     from fairshare.papers.auctions.experiment import Exp6, exp6_job
     from fairshare.papers.mmfl.experiment import Training
 

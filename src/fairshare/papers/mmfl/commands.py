@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> None:
     of the process has succeeded (:func:`fairshare.commands._shared.when_all_done`), so a rerun of a killed job skips the finished
     runs (their last checkpoint) and resumes the interrupted one."""
     from fairshare.data.datasets import load_cache
-    from fairshare.learning.engine import resolve_device
+    from fairshare.learning.device import resolve_device
     from fairshare.papers.mmfl.experiment import Settings, run_job
 
     settings = Settings.from_block(section(args, "mmfl"))

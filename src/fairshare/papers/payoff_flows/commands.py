@@ -91,7 +91,7 @@ def valuate(args: argparse.Namespace) -> None:
                 f"coalition mask {mask} is out of range for {st.n_parties} parties (1..{(1 << st.n_parties) - 1})"
             )
         coalitions.append((int(mask), output, checkpoint))
-    from fairshare.learning.engine import resolve_device
+    from fairshare.learning.device import resolve_device
 
     device = resolve_device(args.cfg.get("device", "cpu"))
     if device.type == "cpu":
