@@ -45,3 +45,10 @@ def test_snakemake_lint_reports_only_accepted_lints(tmp_path):
     found = set(re.findall(r"^\s+\* (.+?):?$", text, flags=re.MULTILINE))
     unexpected = sorted(lint for lint in found if lint.rstrip(":") not in ACCEPTED_LINTS)
     assert not unexpected, "\n".join(unexpected) + "\n" + text[-3000:]
+
+
+def test_no_source_file_over_600_lines():
+    """ARCHITECTURE: small modules with one job each; a file past 600 lines is split by concern."""
+    sources = [*(REPO / "src").rglob("*.py"), *(REPO / "workflow").rglob("*.smk"), *(REPO / "workflow").rglob("*.py")]
+    long = {str(p.relative_to(REPO)): n for p in sources if (n := len(p.read_text().splitlines())) > 600}
+    assert not long, long
