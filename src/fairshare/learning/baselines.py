@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,26 @@ def _joining(n: int, participants: Participants | None, r: int) -> np.ndarray:
 
 def _samples(clients: Sequence[ClientData], ids: Sequence[int], settings: TrainSettings) -> int:
     return settings.epochs * sum(len(clients[i]) for i in ids)
+
+
+def _train_joined(
+    model: nn.Module,
+    locals_: Sequence[State],
+    clients: Sequence[ClientData],
+    ids: np.ndarray,
+    settings: TrainSettings,
+    order_rng: Callable[[int], np.random.Generator],
+    executor: str,
+) -> list[State]:
+    """One round's local training of the joining clients ``ids`` (CGSV, IAFL), each from its own local model."""
+    return train_from(
+        model,
+        [locals_[i] for i in ids],
+        [clients[i] for i in ids],
+        settings,
+        [order_rng(int(i)) for i in ids],
+        executor,
+    )
 
 
 def train_from(
@@ -260,13 +281,8 @@ def cgsv_step(
         server, locals_, rep = state["server"], list(state["locals"]), state["reputation"]
         ids = _joining(len(clients), participants, r)
         if len(ids):
-            trained = train_from(
-                model,
-                [locals_[i] for i in ids],
-                [clients[i] for i in ids],
-                _lr(settings, lr_at, r),
-                [order_rng(r, int(i)) for i in ids],
-                executor,
+            trained = _train_joined(
+                model, locals_, clients, ids, _lr(settings, lr_at, r), partial(order_rng, r), executor
             )
             uploads = []
             for new, i in zip(trained, ids):
@@ -338,13 +354,8 @@ def iafl_step(
         ids = _joining(len(clients), participants, r)
         rng = sampling_rng(r)
         if len(ids):
-            trained = train_from(
-                model,
-                [locals_[i] for i in ids],
-                [clients[i] for i in ids],
-                _lr(settings, lr_at, r),
-                [order_rng(r, int(i)) for i in ids],
-                executor,
+            trained = _train_joined(
+                model, locals_, clients, ids, _lr(settings, lr_at, r), partial(order_rng, r), executor
             )
             deltas = {int(i): _delta(new, locals_[i], keys) for new, i in zip(trained, ids)}
             after = {int(i): new for new, i in zip(trained, ids)}
