@@ -7,6 +7,7 @@ in the destination folder and renamed into place, so a killed job never leaves a
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import json
 import os
@@ -56,7 +57,12 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     try:
         yield tmp_path
         os.replace(tmp_path, target)
-    except BaseException:
+    except OSError as exc:
+        tmp_path.unlink(missing_ok=True)
+        if exc.errno == errno.ENOSPC:  # name the output, not the hidden temporary file (or nothing, for write())
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target)) from exc
+        raise
+    except BaseException:  # also Ctrl-C and SIGTERM (the CLI turns it into an exception): no temporary is left
         tmp_path.unlink(missing_ok=True)
         raise
 

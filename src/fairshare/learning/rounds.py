@@ -199,6 +199,7 @@ class RowLog:
             raise ValueError(f"{path} does not match its checkpoint's digest")
         self._read(data)
         self.size = size
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "r+b" if size else "wb") as f:
             f.truncate(size)
 
