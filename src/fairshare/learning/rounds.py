@@ -157,8 +157,10 @@ def load_checkpoint(path: str | Path, expected_hash: str) -> dict[str, Any] | No
         return None
     try:
         payload = read_checkpoint(path)
-    except Exception as exc:  # corrupted, truncated or foreign: never resume from it
-        reason = f"it cannot be read ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    except ValueError as exc:  # another format, or a content that does not match its digest
+        reason = str(exc)
+    except Exception as exc:  # truncated or foreign (e.g. a pickled object): never resume from it
+        reason = f"it cannot be read ({type(exc).__name__})"
     else:
         found = payload.get("settings_hash")
         if found == expected_hash:
