@@ -17,7 +17,8 @@ import pytest
 
 from fairshare import cli
 from fairshare.io import atomic_path, write_csv
-from fairshare.learning.rounds import save_checkpoint
+from fairshare.learning import rounds
+from fairshare.learning.rounds import run_rounds
 from tests.conftest import REPO
 from tests.pipeline.test_user_paths import UV_STAND_IN
 
@@ -66,18 +67,49 @@ def _full_disk(*args, **kwargs):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
-@pytest.mark.parametrize("writer", ["checkpoint", "csv"])
+class _FullDiskAppend:
+    """``open`` for the rows log: appending fails as on a full disk."""
+
+    def __init__(self, path, mode="r", *args):
+        self.file = open(path, mode, *args)  # noqa: SIM115
+        self.append = "a" in mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.file.close()
+
+    def __getattr__(self, name):
+        return getattr(self.file, name)
+
+    def write(self, data):
+        if self.append:
+            _full_disk()
+        return self.file.write(data)
+
+
+def _one_round_job(checkpoint: Path):
+    return lambda args: run_rounds(
+        lambda r, s: (s, {"m": 1.0}, 0), {}, 1, settings="", checkpoint=checkpoint, progress=False
+    )
+
+
+@pytest.mark.parametrize("writer", ["checkpoint", "rows log", "csv"])
 def test_full_disk_is_one_line_naming_the_output(tmp_path, capsys, monkeypatch, run_command, writer):
-    target = tmp_path / ("job.pt" if writer == "checkpoint" else "rows.csv")
+    target = {"checkpoint": tmp_path / "job.pt", "rows log": tmp_path / "job.pt.rows", "csv": tmp_path / "rows.csv"}
     if writer == "checkpoint":
         monkeypatch.setattr(Path, "write_bytes", _full_disk)
-        command = lambda args: save_checkpoint(target, {"round": 1})  # noqa: E731
+        command = _one_round_job(target[writer])
+    elif writer == "rows log":
+        monkeypatch.setattr(rounds, "open", _FullDiskAppend, raising=False)
+        command = _one_round_job(target["checkpoint"])
     else:
         monkeypatch.setattr(pd.DataFrame, "to_csv", _full_disk)
-        command = lambda args: write_csv(target, pd.DataFrame({"a": [1]}))  # noqa: E731
+        command = lambda args: write_csv(target[writer], pd.DataFrame({"a": [1]}))  # noqa: E731
     assert run_command(command) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"fairshare: error: no space left on the device for {target}; free some and rerun"]
+    assert err == [f"fairshare: error: no space left on the device for {target[writer]}; free some and rerun"]
     assert _leftovers(tmp_path) == []
 
 

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from fairshare.io import TIDY_COLUMNS, atomic_path, write_csv
+from fairshare.io import TIDY_COLUMNS, atomic_path, naming_full_disk, write_csv
 
 Metrics = Mapping[str, float] | Sequence[Mapping[str, Any]]
 RoundStep = Callable[[int, Any], tuple[Any, Metrics, int]]
@@ -135,11 +135,11 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The payload saved at ``path``; ``ValueError`` when the file is of another format or its digest does not
-    match its content (a flipped bit, a truncated or foreign file)."""
+    """The payload saved at ``path``; ``ValueError`` when the file is of another format or its content does not
+    match its digest (a flipped bit). Plain types and tensors only: reading never runs code stored in the file."""
     sealed = torch.load(path, weights_only=True)
     if not isinstance(sealed, dict) or sealed.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError("it is not a format-3 checkpoint")
+        raise ValueError(f"it is not a format-{CHECKPOINT_FORMAT} checkpoint")
     body = sealed["body"].numpy().tobytes()
     if hashlib.sha256(body).hexdigest() != sealed["sha256"]:
         raise ValueError("its content does not match its digest")
@@ -225,7 +225,7 @@ class RowLog:
         """Add one round's rows (in memory and on disk)."""
         blob = _to_bytes(rows)
         record = len(blob).to_bytes(8, "little") + blob
-        with open(self.path, "ab") as f:
+        with naming_full_disk(self.path), open(self.path, "ab") as f:
             f.write(record)
         self.digest.update(record)
         self.size += len(record)
