@@ -135,7 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every command is parsed before any runs: a typo in the last one costs no training.
     parsed = [build_parser(command[0] if command else None).parse_args(command) for command in commands]
     signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a job of `./run pipeline` leaves Ctrl-C to it
+        signal.signal(signal.SIGINT, _stop)
     try:
         return _run(parsed)
     finally:
