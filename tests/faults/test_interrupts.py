@@ -38,6 +38,7 @@ def run_command(monkeypatch):
 
     def run(func) -> int:
         monkeypatch.setattr(cli, "build_parser", lambda only=None: OneCommand(func))
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a foreground process (a worker may ignore it)
         return cli.main(["x"])
 
     yield run
