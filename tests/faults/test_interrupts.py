@@ -50,7 +50,7 @@ def _leftovers(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.startswith(".")]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_signal_during_a_write_leaves_no_temporary_and_prints_one_line(tmp_path, capsys, run_command, sig):
     def command(args):
         with atomic_path(tmp_path / "out.csv") as tmp:
@@ -149,7 +149,7 @@ def _start_pipeline(tmp_path: Path) -> subprocess.Popen:
     return proc
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_run_pipeline_stops_quietly_on_a_signal(tmp_path, sig):
     """Ctrl-C (SIGINT to the foreground process group) or SIGTERM to ./run: Snakemake and its job stop, one line
     names the command that resumes (without the forcing option), the status is 128 + the signal."""
