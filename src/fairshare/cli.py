@@ -8,12 +8,13 @@ Groups are found, not listed: each paper's ``fairshare/papers/<paper>/commands.p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import pkgutil
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 
 from fairshare import job_stats
@@ -105,6 +106,21 @@ def _stop(signum: int, frame: object) -> None:
     raise Stopped(signum)
 
 
+@contextlib.contextmanager
+def _stopping_on_signals() -> Iterator[None]:
+    """Inside, SIGTERM and SIGINT raise :class:`Stopped` (an ignored SIGINT stays ignored: a job of `./run pipeline`
+    leaves Ctrl-C to it); the previous handlers come back after."""
+    previous = {each: signal.getsignal(each) for each in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGTERM, _stop)
+    if previous[signal.SIGINT] is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _stop)
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
 def _run(parsed: Sequence[argparse.Namespace]) -> int:
     """Run the parsed commands; user errors, interruption and a full disk end in one line and an exit status."""
     try:
@@ -134,10 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     # Every command is parsed before any runs: a typo in the last one costs no training.
     parsed = [build_parser(command[0] if command else None).parse_args(command) for command in commands]
-    signal.signal(signal.SIGTERM, _stop)
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a job of `./run pipeline` leaves Ctrl-C to it
-        signal.signal(signal.SIGINT, _stop)
     try:
-        return _run(parsed)
+        with _stopping_on_signals():
+            return _run(parsed)
     finally:
         job_stats.record(argv)
