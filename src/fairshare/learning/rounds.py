@@ -282,12 +282,14 @@ def run_rounds(
     """Run ``state, metrics, samples = step(r, state)`` for r = 0 .. rounds-1; return the final state and every
     round's tidy metric rows.
 
-    - ``state``: anything ``torch.save`` can store (a state dict, or a dict of several things).
+    - ``state``: dicts, lists, tuples, plain values, tensors and numpy arrays (a state dict, or a dict of several
+      things); only what the next round needs: per-round history belongs in the metrics rows.
     - ``metrics``: ``{name: value}`` or a list of rows; each row gets ``keys`` and ``round`` = r + 1.
     - ``samples``: client-samples trained in the round, shown as throughput on the progress bar.
     - ``settings``: :func:`settings_hash` of what the result depends on; the number of rounds is added here, so a
       checkpoint of a run with another length is never resumed.
-    - ``checkpoint``: resume from it when its hash matches, and rewrite it after every round.
+    - ``checkpoint``: resume from it when it is intact and its hash matches, and rewrite it after every round; the
+      rows go to :func:`rows_path` beside it.
     - ``metrics_csv``: rewrite the tidy table of all rounds so far after every round.
     """
     if rounds < 0:
