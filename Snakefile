@@ -29,4 +29,5 @@ rule all:
         manifest_outputs(),
         "results/report.html",
         dataset_caches(),
+        training_outputs(),
         TIMINGS,

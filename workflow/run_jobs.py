@@ -43,6 +43,12 @@ class Job:
             return [{key: wildcards[key] for key, _ in self.constraints}]
         return list(self.runs)
 
+    def holds(self, run: Run) -> bool:
+        """Whether this job trains ``run`` (a per-run rule: whether the run's values fit its wildcard constraints)."""
+        if self.constraints:
+            return all(re.fullmatch(pattern, run[key]) for key, pattern in self.constraints)
+        return run in self.runs
+
 
 def rule_suffix(name: str) -> str:
     """A name as part of a rule name (``dir0.5`` -> ``dir0_5``)."""

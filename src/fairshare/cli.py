@@ -8,10 +8,13 @@ Groups are found, not listed: each paper's ``fairshare/papers/<paper>/commands.p
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
 import pkgutil
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 
 from fairshare import job_stats
@@ -88,6 +91,57 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return (CommandError, ConfigError, DatasetUnavailableError, PartitionError, FileNotFoundError)
 
 
+class Stopped(BaseException):
+    """SIGINT or SIGTERM, raised where the process is, so that it unwinds (temporary files are removed)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    """Raise :class:`Stopped` once; a second signal while the process unwinds is ignored."""
+    for each in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(each, signal.SIG_IGN)
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def _stopping_on_signals() -> Iterator[None]:
+    """Inside, SIGTERM and SIGINT raise :class:`Stopped` (an ignored SIGINT stays ignored: a job of `./run pipeline`
+    leaves Ctrl-C to it); the previous handlers come back after."""
+    previous = {each: signal.getsignal(each) for each in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGTERM, _stop)
+    if previous[signal.SIGINT] is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _stop)
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
+def _run(parsed: Sequence[argparse.Namespace]) -> int:
+    """Run the parsed commands; user errors, interruption and a full disk end in one line and an exit status."""
+    try:
+        with deferring_until_success():
+            for args in parsed:
+                args.func(args)
+    except _user_errors() as exc:
+        print(f"fairshare: error: {exc}", file=sys.stderr)
+        return 2
+    except Stopped as exc:
+        name = signal.Signals(exc.signum).name
+        print(f"fairshare: stopped by {name}; rerun the same command to resume", file=sys.stderr)
+        return 128 + exc.signum
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        print(f"fairshare: error: no space left on the device for {exc.filename}; free some and rerun", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = split_commands(argv)
@@ -97,12 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every command is parsed before any runs: a typo in the last one costs no training.
     parsed = [build_parser(command[0] if command else None).parse_args(command) for command in commands]
     try:
-        with deferring_until_success():
-            for args in parsed:
-                args.func(args)
-    except _user_errors() as exc:
-        print(f"fairshare: error: {exc}", file=sys.stderr)
-        return 2
+        with _stopping_on_signals():
+            return _run(parsed)
     finally:
         job_stats.record(argv)
-    return 0

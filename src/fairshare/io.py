@@ -7,6 +7,7 @@ in the destination folder and renamed into place, so a killed job never leaves a
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import json
 import os
@@ -54,11 +55,24 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the permissions a plain open() would
     tmp_path = Path(tmp)
     try:
-        yield tmp_path
-        os.replace(tmp_path, target)
-    except BaseException:
+        with naming_full_disk(target):  # the output, not the hidden temporary file
+            yield tmp_path
+            os.replace(tmp_path, target)
+    except BaseException:  # also Ctrl-C and SIGTERM (the CLI turns them into exceptions): no temporary is left
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def naming_full_disk(path: str | os.PathLike) -> Iterator[None]:
+    """A full disk inside the block is an ``OSError`` (ENOSPC) naming ``path``: ``write()`` names no file, and the
+    CLI reports the error in one line with the file's name."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.fspath(path)) from exc
 
 
 def _json_default(obj: Any) -> Any:

@@ -137,12 +137,19 @@ def test_a_label_noise_free_rider_gets_the_smallest_model(digits_tensors, ca):
             ca=ca,
             beta=0.5,
         )
-        return _rounds(step, training_time_start(init, len(clients), 0.2), 6)
+        seen = []
+
+        def recorded(r, state):  # the state holds only the latest round's values; the test keeps every round's
+            state, metrics, samples = step(r, state)
+            seen.append((state["widths"].copy(), state["contributions"].copy(), np.asarray(state["scores"])))
+            return state, metrics, samples
+
+        run = _rounds(recorded, training_time_start(init, len(clients), 0.2), 6)
+        return {**run, "widths_by_round": np.array([w for w, _, _ in seen]), "seen": seen}
 
     run = algorithm_2()
-    widths = np.array(run["history_widths"])
-    assert widths.shape == (6, 4) and np.array(run["history_contributions"]).shape == (6, 4)
-    assert np.array(run["history_scores"]).shape == (6, 4)
+    widths = run["widths_by_round"]
+    assert widths.shape == (6, 4) and all(c.shape == (4,) and sc.shape == (4,) for _, c, sc in run["seen"])
     final = widths[-1]
     assert np.all((final >= 0.2) & (final <= 1.0)) and final.max() == 1.0
     assert final[0] < final[1:].min()

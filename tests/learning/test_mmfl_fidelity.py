@@ -23,6 +23,7 @@ from fairshare.data.partition import Partition
 from fairshare.learning.engine import TrainSettings
 from fairshare.learning.mmfl import FIDELITY, batch_statistics, build_task, run_mmfl
 from fairshare.learning.models import PreActResNet18
+from fairshare.learning.rounds import read_checkpoint
 
 HELD = [0, 2, 3, 5, 7]  # the non-iid client's classes (of 10)
 N_TRAIN, N_TEST, BATCH, LR, MOMENTUM, WD, GAMMA = 24, 70, 16, 0.01, 0.9, 1e-3, 0.9
@@ -105,7 +106,7 @@ def _project(
         checkpoint=checkpoint,
         progress=False,
     )
-    final = torch.load(checkpoint, weights_only=False)["state"]["globals"][0]
+    final = read_checkpoint(checkpoint)["state"]["globals"][0]
     return initial, rows, final, task.model
 
 

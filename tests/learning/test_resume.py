@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 import torch
 
+from fairshare.learning.rounds import read_checkpoint
+
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 FEDAVG = textwrap.dedent('''
@@ -78,7 +80,7 @@ def test_interrupted_run_resumes_exactly(tmp_path, fedavg_module):
     ckpt, csv = tmp_path / "part.pt", tmp_path / "part.csv"
     with pytest.raises(KeyboardInterrupt):
         fedavg_module.fedavg(ckpt, csv, fail_at=2)
-    assert torch.load(ckpt, weights_only=False)["round"] == 2
+    assert read_checkpoint(ckpt)["round"] == 2
     assert sorted(pd.read_csv(csv)["round"].unique()) == [1, 2]  # metrics of the finished rounds only
     resumed, rows = fedavg_module.fedavg(ckpt, csv)
     assert _same(resumed, whole)
@@ -117,7 +119,7 @@ def _kill_and_resume(tmp_path, fedavg_module):
         os.waitpid(pid, 0)
         pytest.fail("the forked training run did not finish")
     assert os.WIFSIGNALED(done[1]) and os.WTERMSIG(done[1]) == signal.SIGKILL
-    assert torch.load(tmp_path / "k.pt", weights_only=False)["round"] == 2
+    assert read_checkpoint(tmp_path / "k.pt")["round"] == 2
     resumed, _ = fedavg_module.fedavg(tmp_path / "k.pt", tmp_path / "k.csv")
     whole, _ = fedavg_module.fedavg(None, None)
     return resumed, whole

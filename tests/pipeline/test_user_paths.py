@@ -205,6 +205,7 @@ def test_dvc_push_then_pull_into_a_fresh_clone(test_profile_run, tmp_path):
     assert output_files(repo) == before  # persisted outputs: nothing deleted, nothing recomputed
     assert "up to date" in sh(*dvc, "status")
     sh(*dvc, "remote", "add", "-d", "store", str(remote))
+    sh(*dvc, "remote", "modify", "store", "verify", "true")
     sh(*dvc, "push")
     sh("git", "add", "-A")
     sh("git", "commit", "-qm", "run")

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-import torch
+from fairshare.learning.rounds import read_checkpoint
 
 FAIRSHARE = [sys.executable, "-m", "fairshare"]
 
@@ -23,7 +23,7 @@ def checkpoint_round(path: Path) -> int | None:
     if not path.is_file():
         return None
     try:
-        return int(torch.load(path, weights_only=False)["round"])
+        return int(read_checkpoint(path)["round"])
     except Exception:  # being replaced at this very moment: look again
         return None
 

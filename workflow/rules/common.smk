@@ -9,6 +9,7 @@ import shlex
 import sys
 
 import yaml
+from snakemake.io import apply_wildcards
 
 sys.path[:0] = [str(Path(workflow.basedir) / "src"), str(Path(workflow.basedir) / "workflow")]
 from fairshare.config import ConfigError, config_sources, dataset_mirrors, validate_config  # noqa: E402
@@ -98,10 +99,28 @@ CHECKPOINTS = "checkpoints"
 GPU = 1 if config["device"] == "cuda" else 0
 
 
+# Every training job with the runs of its step, for `training_outputs`.
+TRAINING_JOBS = []
+
+
 def training_rules(paper, rule, runs, **grouping):
     """The training jobs of one step of ``paper`` under the config's `runs_per_job` (workflow/run_jobs.py): a rule
     file declares one rule per job."""
-    return training_jobs(rule, runs, runs_per_job(config, paper), **grouping)
+    jobs = training_jobs(rule, runs, runs_per_job(config, paper), **grouping)
+    TRAINING_JOBS.extend((job, runs) for job in jobs)
+    return jobs
+
+
+def training_outputs():
+    """Every output file of every training job. `rule all` lists them, so the plain command recreates those a stopped
+    `--forcerun` deleted (Snakemake removes a forced job's outputs before it runs) even when the summaries made from
+    them are still there."""
+    files = []
+    for job, runs in TRAINING_JOBS:
+        mine = [run for run in runs if job.holds(run)]
+        for pattern in getattr(rules, job.name).output:
+            files += [apply_wildcards(pattern, run) for run in mine] if job.constraints else [pattern]
+    return files
 
 
 # data.smk: datasets and partitions.

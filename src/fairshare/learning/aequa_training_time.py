@@ -73,15 +73,13 @@ def widths_from_contributions(
 
 def training_time_start(init: State, n_clients: int, p_min: float, grid: Sequence[float] | None = None) -> dict:
     """Algorithm 2's initial state: the global model, c^0 = 1 for every client (so everybody starts with the full
-    model) and empty per-round histories."""
+    model) and no scores yet. Only the latest round's values: a checkpoint of it does not grow with the run."""
     contributions = np.ones(n_clients)
     return {
         "model": {k: v.clone() for k, v in init.items()},
         "contributions": contributions,
         "widths": widths_from_contributions(contributions, p_min, 1.0, grid),
-        "history_widths": [],
-        "history_contributions": [],
-        "history_scores": [],
+        "scores": None,
     }
 
 
@@ -157,9 +155,7 @@ def training_time_step(
             "model": masked_average(states, masks, state),
             "contributions": contributions,
             "widths": widths,
-            "history_widths": [*run["history_widths"], widths.copy()],
-            "history_contributions": [*run["history_contributions"], contributions.copy()],
-            "history_scores": [*run["history_scores"], scores],
+            "scores": scores,
         }
         return run, {}, s.epochs * sum(len(c) for c in clients)
 

@@ -38,6 +38,7 @@ from fairshare.learning.models import build_model
 from fairshare.learning.rounds import run_rounds, settings_hash
 
 ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (spec §2.2 guard)
+MEMBERS = "members"  # a round row's clients that trained its task; only for the allocation map
 
 
 @dataclass(frozen=True)
@@ -262,8 +263,6 @@ def run_mmfl(
         else:
             active = np.sort(rng.choice(n_clients, size=m, replace=False))
         assigned = allocate(policy, active, n_clients, n_tasks, r, accuracies if r > 0 else None, alpha, rng, eligible)
-        alloc = state["allocation"].copy()
-        alloc[active, r] = assigned
         globals_ = list(state["globals"])
         new_acc, new_loss, rows, samples = [], [], [], 0
         for s, task in enumerate(tasks):
@@ -296,15 +295,23 @@ def run_mmfl(
                 acc, loss = test(task, globals_[s])
             new_acc.append(acc)
             new_loss.append(loss)
-            rows.append({"task": s, "task_name": task.name, "accuracy": acc, "loss": loss, "clients": int(len(chosen))})
-        state = {"globals": globals_, "accuracies": new_acc, "losses": new_loss, "allocation": alloc}
+            rows.append(
+                {
+                    "task": s,
+                    "task_name": task.name,
+                    "accuracy": acc,
+                    "loss": loss,
+                    "clients": int(len(chosen)),
+                    MEMBERS: chosen.tolist(),
+                }
+            )
+        state = {"globals": globals_, "accuracies": new_acc, "losses": new_loss}
         return state, rows, samples
 
     initial = {
         "globals": [{k: v.detach().clone() for k, v in t.model.state_dict().items()} for t in tasks],
         "accuracies": None,
         "losses": [float("nan")] * n_tasks,
-        "allocation": np.full((n_clients, rounds), -1, dtype=np.int64),
     }
     digest = settings_hash(
         settings,
@@ -313,7 +320,17 @@ def run_mmfl(
         {"weighted_aggregation": weighted_aggregation, "executor": executor, "lipschitz": lipschitz},
         eligibility,
     )
-    final, rows = run_rounds(
-        step, initial, rounds, settings=digest, checkpoint=checkpoint, desc=policy, progress=progress
-    )
-    return rows, final["allocation"]
+    _, rows = run_rounds(step, initial, rounds, settings=digest, checkpoint=checkpoint, desc=policy, progress=progress)
+    return rows, allocation_map(rows, n_clients, rounds)
+
+
+def allocation_map(rows: list[dict], n_clients: int, rounds: int) -> np.ndarray:
+    """The (clients, rounds) map of the task each client trained (-1 when inactive), from the rows' member lists.
+
+    The lists are removed from the rows: the map is their only output. Each round's members travel in its rows
+    rather than in the training state, so a checkpoint does not grow with the number of rounds.
+    """
+    alloc = np.full((n_clients, rounds), -1, dtype=np.int64)
+    for row in rows:
+        alloc[row.pop(MEMBERS), row["round"] - 1] = row["task"]
+    return alloc

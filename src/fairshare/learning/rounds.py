@@ -1,11 +1,14 @@
 """The round driver every training job goes through: per-round tidy metrics, progress, checkpoints, resume.
 
 A training job is written as one function ``step(r, state) -> (state, metrics, samples)`` for round r = 0, 1, ...
-and handed to :func:`run_rounds` with its initial state. After every round the driver writes an atomic checkpoint
-(temporary file, then rename) holding the state, the tidy rows so far, torch's RNG state and the job's
-*settings hash*; a job killed at any moment leaves its last finished round. Rerun with the same settings, it
-resumes from there; rerun with other settings (config, seed, data, number of rounds), the stale checkpoint is
-discarded with a one-line notice and training starts from round 0.
+and handed to :func:`run_rounds` with its initial state. After every round the driver appends the round's tidy rows
+to a log beside the checkpoint and writes an atomic checkpoint (temporary file, then rename) holding only what
+resuming needs: the state, torch's RNG state, the job's *settings hash* and where the rows log ends; a job killed
+at any moment leaves its last finished round. Rerun with the same settings, it resumes from there; rerun with other
+settings (config, seed, data, number of rounds), or from a checkpoint whose content does not match its SHA-256
+digest, the checkpoint is discarded with a one-line notice and training starts from round 0. Checkpoints hold plain
+types, tensors and numpy arrays (stored as tensors) and are read with ``torch.load(weights_only=True)``, so a
+checkpoint from elsewhere cannot run code.
 
 A resumed run equals an uninterrupted one bit for bit when each round's randomness comes from generators derived
 from (seed, round) (``fairshare.seeding``), as every caller in this package does; torch's global RNG state is saved
@@ -15,10 +18,12 @@ and restored as well, for models that draw from it (dropout).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -28,11 +33,12 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from fairshare.io import TIDY_COLUMNS, atomic_path, write_csv
+from fairshare.io import TIDY_COLUMNS, atomic_path, naming_full_disk, write_csv
 
 Metrics = Mapping[str, float] | Sequence[Mapping[str, Any]]
 RoundStep = Callable[[int, Any], tuple[Any, Metrics, int]]
-CHECKPOINT_FORMAT = 2
+CHECKPOINT_FORMAT = 3
+_NUMPY_TAG = "__numpy__"
 
 
 def _canonical(obj: Any) -> Any:
@@ -70,38 +76,164 @@ def settings_hash(*parts: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _encoded(obj: Any) -> Any:
+    """``obj`` with numpy arrays and scalars as tagged tensors, so ``torch.load(weights_only=True)`` can read it."""
+    if isinstance(obj, np.ndarray | np.generic):
+        return {_NUMPY_TAG: torch.from_numpy(np.array(obj, copy=True)), "scalar": isinstance(obj, np.generic)}
+    if isinstance(obj, Mapping):
+        return _same_mapping(obj, {key: _encoded(value) for key, value in obj.items()})
+    if isinstance(obj, list | tuple):
+        return _same_sequence(obj, [_encoded(value) for value in obj])
+    return obj
+
+
+def _decoded(obj: Any) -> Any:
+    """The inverse of :func:`_encoded`: tagged tensors back to numpy arrays and scalars of the same dtype."""
+    if isinstance(obj, dict) and _NUMPY_TAG in obj:
+        array = obj[_NUMPY_TAG].numpy()
+        return array[()] if obj["scalar"] else array
+    if isinstance(obj, dict):
+        return _same_mapping(obj, {key: _decoded(value) for key, value in obj.items()})
+    if isinstance(obj, list | tuple):
+        return _same_sequence(obj, [_decoded(value) for value in obj])
+    return obj
+
+
+def _same_mapping(like: Mapping, items: dict) -> dict:
+    """``items`` as an OrderedDict when ``like`` is one (a module's state dict), else a plain dict."""
+    return OrderedDict(items) if isinstance(like, OrderedDict) else items
+
+
+def _same_sequence(like: list | tuple, items: list) -> list | tuple:
+    return tuple(items) if isinstance(like, tuple) else items
+
+
+def _to_bytes(obj: Any) -> bytes:
+    buffer = io.BytesIO()
+    torch.save(_encoded(obj), buffer)
+    return buffer.getvalue()
+
+
+def _from_bytes(data: bytes) -> Any:
+    """Plain types, tensors and (tagged) numpy arrays only: loading never runs code stored in the data."""
+    return _decoded(torch.load(io.BytesIO(data), weights_only=True))
+
+
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> None:
-    """``torch.save`` to a temporary file next to ``path``, then rename it over ``path``."""
+    """Write ``payload`` with the SHA-256 of its serialised bytes to a temporary file next to ``path``, then rename
+    it over ``path``. The bytes are written by Python, so a full disk is an ``OSError`` naming the file."""
+    body = _to_bytes(payload)
+    sealed = _to_bytes(
+        {
+            "format": CHECKPOINT_FORMAT,
+            "sha256": hashlib.sha256(body).hexdigest(),
+            "body": torch.frombuffer(bytearray(body), dtype=torch.uint8),
+        }
+    )
     with atomic_path(path, suffix=".pt") as tmp:
-        torch.save(payload, tmp)
+        tmp.write_bytes(sealed)
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """The payload saved at ``path``; ``ValueError`` when the file is of another format or its content does not
+    match its digest (a flipped bit). Plain types and tensors only: reading never runs code stored in the file."""
+    sealed = torch.load(path, weights_only=True)
+    if not isinstance(sealed, dict) or sealed.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"it is not a format-{CHECKPOINT_FORMAT} checkpoint")
+    body = sealed["body"].numpy().tobytes()
+    if hashlib.sha256(body).hexdigest() != sealed["sha256"]:
+        raise ValueError("its content does not match its digest")
+    return _from_bytes(body)
 
 
 def load_checkpoint(path: str | Path, expected_hash: str) -> dict[str, Any] | None:
-    """The checkpoint at ``path`` if it was written for ``expected_hash``; otherwise None.
+    """The checkpoint at ``path`` if it is intact and was written for ``expected_hash``; otherwise None.
 
-    A checkpoint of other settings, an older format or an unreadable file is removed with a one-line notice.
+    A checkpoint of other settings, an older format, a content that does not match its digest or an unreadable
+    file is removed with a one-line notice.
     """
     path = Path(path)
     if not path.is_file():
         return None
     try:
-        payload = torch.load(path, weights_only=False)
-    except Exception as exc:  # a truncated or foreign file: never resume from it
+        payload = read_checkpoint(path)
+    except ValueError as exc:  # another format, or a content that does not match its digest
+        reason = str(exc)
+    except Exception as exc:  # truncated or foreign (e.g. a pickled object): never resume from it
         reason = f"it cannot be read ({type(exc).__name__})"
     else:
-        found = payload.get("settings_hash") if isinstance(payload, dict) else None
-        if isinstance(payload, dict) and payload.get("format") == CHECKPOINT_FORMAT and found == expected_hash:
+        found = payload.get("settings_hash")
+        if found == expected_hash:
             return payload
         reason = f"it was written for other settings ({found} != {expected_hash})"
     print(f"fairshare: discarding checkpoint {path}: {reason}; starting from round 0", file=sys.stderr)
-    path.unlink(missing_ok=True)
+    discard_checkpoint(path)
     return None
 
 
+def rows_path(checkpoint: str | Path) -> Path:
+    """The append-only file beside ``checkpoint`` that holds the tidy rows of its finished rounds."""
+    return Path(f"{checkpoint}.rows")
+
+
 def discard_checkpoint(path: str | Path | None) -> None:
-    """Remove a finished job's checkpoint (call after its outputs are written)."""
+    """Remove a finished job's checkpoint and its rows file (call after its outputs are written)."""
     if path is not None:
         Path(path).unlink(missing_ok=True)
+        rows_path(path).unlink(missing_ok=True)
+
+
+class RowLog:
+    """The tidy rows of a checkpointed run, one record per round appended to :func:`rows_path`.
+
+    Records are an 8-byte length and the round's rows serialised like a checkpoint. The checkpoint stores the
+    log's length and SHA-256 at its round, so it never holds the rows itself (its size does not grow with the
+    run), and on resume the log is cut back to that length and checked against that digest.
+    """
+
+    def __init__(self, path: Path, size: int = 0, sha256: str | None = None) -> None:
+        self.path = path
+        self.digest = hashlib.sha256()
+        self.rows: list[dict[str, Any]] = []
+        data = self._prefix(size)
+        self.digest.update(data)
+        if sha256 is not None and self.digest.hexdigest() != sha256:
+            raise ValueError(f"{path} does not match its checkpoint's digest")
+        self._read(data)
+        self.size = size
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "r+b" if size else "wb") as f:
+            f.truncate(size)
+
+    def _prefix(self, size: int) -> bytes:
+        if not size:
+            return b""
+        with open(self.path, "rb") as f:
+            data = f.read(size)
+        if len(data) != size:
+            raise ValueError(f"{self.path} is shorter than its checkpoint says")
+        return data
+
+    def _read(self, data: bytes) -> None:
+        at = 0
+        while at < len(data):
+            length = int.from_bytes(data[at : at + 8], "little")
+            self.rows += _from_bytes(data[at + 8 : at + 8 + length])
+            at += 8 + length
+
+    def append(self, rows: list[dict[str, Any]]) -> None:
+        """Add one round's rows (in memory and on disk)."""
+        blob = _to_bytes(rows)
+        record = len(blob).to_bytes(8, "little") + blob
+        with naming_full_disk(self.path), open(self.path, "ab") as f:
+            f.write(record)
+        self.digest.update(record)
+        self.size += len(record)
+        self.rows += rows
+
+    def position(self) -> dict[str, Any]:
+        """What a checkpoint records of the log: its length and SHA-256."""
+        return {"rows_bytes": self.size, "rows_sha256": self.digest.hexdigest()}
 
 
 def tidy_rows(metrics: Metrics, round_number: int, keys: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -150,46 +282,34 @@ def run_rounds(
     """Run ``state, metrics, samples = step(r, state)`` for r = 0 .. rounds-1; return the final state and every
     round's tidy metric rows.
 
-    - ``state``: anything ``torch.save`` can store (a state dict, or a dict of several things).
+    - ``state``: dicts, lists, tuples, plain values, tensors and numpy arrays (a state dict, or a dict of several
+      things); only what the next round needs: per-round history belongs in the metrics rows.
     - ``metrics``: ``{name: value}`` or a list of rows; each row gets ``keys`` and ``round`` = r + 1.
     - ``samples``: client-samples trained in the round, shown as throughput on the progress bar.
     - ``settings``: :func:`settings_hash` of what the result depends on; the number of rounds is added here, so a
       checkpoint of a run with another length is never resumed.
-    - ``checkpoint``: resume from it when its hash matches, and rewrite it after every round.
+    - ``checkpoint``: resume from it when it is intact and its hash matches, and rewrite it after every round; the
+      rows go to :func:`rows_path` beside it.
     - ``metrics_csv``: rewrite the tidy table of all rounds so far after every round.
     """
     if rounds < 0:
         raise ValueError(f"rounds must be >= 0, got {rounds}")
     keys = dict(keys or {})
     digest = settings_hash(settings, rounds)
-    saved = load_checkpoint(checkpoint, digest) if checkpoint else None
-    if saved is None:
-        start, state, rows = 0, initial_state, []
-    else:
-        start, state, rows = saved["round"], saved["state"], saved["rows"]
-        torch.set_rng_state(saved["torch_rng"])
-        if saved.get("cuda_rng") is not None and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(saved["cuda_rng"])
+    start, state, log = _resume(checkpoint, digest, initial_state)
+    rows = log.rows if log else []
     bar = _progress_bar(rounds, start, desc, progress)
     for r in range(start, rounds):
         began = time.perf_counter()
         state, metrics, samples = step(r, state)
-        rows += tidy_rows(metrics, r + 1, keys)
+        new_rows = tidy_rows(metrics, r + 1, keys)
+        if log:
+            log.append(new_rows)
+            _save_round(checkpoint, digest, r + 1, state, log)
+        else:
+            rows += new_rows
         if metrics_csv:
             write_csv(metrics_csv, metrics_frame(rows))
-        if checkpoint:
-            save_checkpoint(
-                checkpoint,
-                {
-                    "format": CHECKPOINT_FORMAT,
-                    "settings_hash": digest,
-                    "round": r + 1,
-                    "state": state,
-                    "rows": rows,
-                    "torch_rng": torch.get_rng_state(),
-                    "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
-                },
-            )
         bar.update(1)
         shown = {m: f"{float(v):.4g}" for m, v in list(metrics.items())[:3]} if isinstance(metrics, Mapping) else {}
         bar.set_postfix(samples_per_s=f"{samples / max(time.perf_counter() - began, 1e-9):.0f}", **shown)
@@ -197,3 +317,40 @@ def run_rounds(
     if metrics_csv and not Path(metrics_csv).exists():  # resumed from the checkpoint of a finished run
         write_csv(metrics_csv, metrics_frame(rows))
     return state, rows
+
+
+def _resume(checkpoint: str | Path | None, digest: str, initial_state: Any) -> tuple[int, Any, RowLog | None]:
+    """(first round to run, its state, the rows log) from an intact checkpoint of these settings, or from round 0.
+
+    Restores torch's RNG state (and CUDA's) as the checkpoint recorded it.
+    """
+    if not checkpoint:
+        return 0, initial_state, None
+    saved = load_checkpoint(checkpoint, digest)
+    if saved is not None:
+        try:
+            log = RowLog(rows_path(checkpoint), saved["rows_bytes"], saved["rows_sha256"])
+        except (OSError, ValueError) as exc:
+            print(f"fairshare: discarding checkpoint {checkpoint}: {exc}; starting from round 0", file=sys.stderr)
+            discard_checkpoint(checkpoint)
+        else:
+            torch.set_rng_state(saved["torch_rng"])
+            if saved["cuda_rng"] is not None and torch.cuda.is_available():
+                torch.cuda.set_rng_state_all(saved["cuda_rng"])
+            return saved["round"], saved["state"], log
+    return 0, initial_state, RowLog(rows_path(checkpoint))
+
+
+def _save_round(checkpoint: str | Path, digest: str, done: int, state: Any, log: RowLog) -> None:
+    """The checkpoint after round ``done``: what resuming needs, and where the rows log ends."""
+    save_checkpoint(
+        checkpoint,
+        {
+            "settings_hash": digest,
+            "round": done,
+            "state": state,
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+            **log.position(),
+        },
+    )
