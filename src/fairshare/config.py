@@ -17,6 +17,7 @@ import argparse
 import copy
 import functools
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -366,13 +367,19 @@ def _deep_update(base: dict[str, Any], new: Mapping[str, Any]) -> None:
             base[k] = copy.deepcopy(v)
 
 
+def _dry_run(argv: Sequence[str]) -> bool:
+    """Whether a Snakemake command line asks for a dry run: ``--dry-run``, ``--dryrun``, or ``-n`` alone or among
+    short flags (``-np``)."""
+    return any(a in ("--dry-run", "--dryrun") or re.fullmatch(r"-[A-Za-z]*n[A-Za-z]*", a) for a in argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Check the config files of a Snakemake command line; print one line and return 2 when one is invalid. Then
     remove the dataset caches that fail their check (only report them on a dry run), so that their rules rebuild
     them (:mod:`fairshare.preflight`)."""
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--configfile", "--configfiles", nargs="+", action="extend", default=[])
-    parser.add_argument("-n", "--dry-run", "--dryrun", action="store_true")
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_known_args(argv)[0]
     try:
         cfg = load_config(DEFAULT_CONFIG, *args.configfile)
@@ -381,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from fairshare.preflight import remove_failing_caches
 
-    for line in remove_failing_caches(cfg["data"]["processed_dir"], dry_run=args.dry_run):
+    for line in remove_failing_caches(cfg["data"]["processed_dir"], dry_run=_dry_run(argv)):
         print(f"fairshare: {line}", file=sys.stderr)
     return 0
 

@@ -87,6 +87,8 @@ def test_the_preflight_of_run_pipeline_removes_a_failing_cache(digits_cache, mon
     (work / "config").mkdir()
     (work / "config" / "config.yaml").write_text(f"data: {{processed_dir: {digits_cache.parent}}}\n")
     monkeypatch.chdir(work)
+    assert config.main(["-np"]) == 0 and digits_cache.exists()  # a dry run (-n among short flags) only reports it
+    assert "would be removed (dry run)" in _one_line(capsys.readouterr().err)
     assert config.main([]) == 0
     assert "fails its check" in _one_line(capsys.readouterr().err) and not digits_cache.exists()
 
