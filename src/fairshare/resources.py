@@ -16,7 +16,8 @@ inputs), C the clients held in memory (every client for Aequa; the active client
     time    = START_S + SECONDS_PER_SAMPLE_MPARAM x R x S x P / 1e6 / speed-up of the device
 
 Calibrated on this machine (AMD EPYC, 2 cores, 24 GB), test-profile jobs under ``/usr/bin/time -v``: a command that
-imports torch, pandas and the paper's modules peaks at 760 MB (BASE_MB); an Aequa job on digits (aequa_cnn1, 68k
+imports torch, pandas and the paper's modules peaks at 760 MB, a multi-model FL run of the test profile's exp1
+(fedfair) at 1,016 MB, about 100 MB of which the other terms count: BASE_MB is 920 MB; an Aequa job on digits (aequa_cnn1, 68k
 parameters at 8x8) peaks at 819 MB with 4 clients and 949 MB with 200, 0.66 MB per client (CLIENT_MB); a multi-model FL
 run on digits (mnist_cnn, 6 active clients of about 110 samples, two tasks) takes 3.1 CPU-s more for 10 more rounds: 4.7e-4 s per sample, 2.9e-4 per million table parameters
 (SECONDS_PER_SAMPLE_MPARAM; the same slope for an Aequa run is 6 times smaller, so the constant is the conservative
@@ -33,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-BASE_MB = 760
+BASE_MB = 920
 DATA_COPIES = 5  # the cache's uint8 arrays, their float32 copy for training (x4)
 CLIENT_MB = 0.66
 MODEL_COPIES = 4  # the global model, its gradient, momentum and an evaluation copy
