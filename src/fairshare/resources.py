@@ -221,7 +221,10 @@ def sized_runs(cfg: Mapping[str, Any]) -> Iterable[tuple[Sequence[str | int], Se
         where = ("mmfl", "experiments", i)
         yield (*where, "clients"), (*where, "rounds"), mmfl_run(cfg, experiment)
     yield ("auctions", "exp6", "tasks"), ("auctions", "exp6", "rounds"), exp6_run(cfg)
-    for dataset in dict.fromkeys(cfg["aequa"]["datasets"]):
+    aequa = cfg["aequa"]
+    for dataset in dict.fromkeys(
+        [*aequa["datasets"], *aequa["participation"]["datasets"], *aequa["training_time"]["datasets"]]
+    ):
         yield ("aequa", "clients"), ("aequa", "train", "rounds"), aequa_run(cfg, dataset)
     yield ("aequa", "scale", "clients"), ("aequa", "scale", "rounds"), aequa_scale_run(cfg)
 

@@ -64,12 +64,10 @@ def write_checked_csv(path: str | os.PathLike, frame: pandas.DataFrame) -> None:
     write_json(check_path(path), {"rows": len(frame), "sha256": _sha256(Path(path).read_bytes())})
 
 
-def read_checked_csv(
-    path: str | os.PathLike, types: Mapping[str, str], exact: bool = True, **read_kwargs
-) -> pandas.DataFrame:
-    """The CSV at ``path`` after its checks: bytes and row count as its check file records, the columns of ``types``
-    (exactly those, in order, when ``exact``; else at least those) each parsing as its type (``str``, ``int``,
-    ``float``). Raises :class:`CorruptFileError` otherwise."""
+def read_checked_csv(path: str | os.PathLike, types: Mapping[str, str], **read_kwargs) -> pandas.DataFrame:
+    """The CSV at ``path`` (read with ``pandas.read_csv(path, **read_kwargs)``) after its checks: bytes and row count
+    as its check file records, exactly the columns of ``types`` in that order, each parsing as its type (``str``,
+    ``int``, ``float``). Raises :class:`CorruptFileError` otherwise."""
     import pandas as pd
 
     try:
@@ -87,20 +85,18 @@ def read_checked_csv(
         frame = pd.read_csv(path, **read_kwargs)
     except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise corrupt(path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
-    check_frame(path, frame, types, exact, rows)
+    check_frame(path, frame, types, rows)
     return frame
 
 
-def check_frame(
-    path: str | os.PathLike, frame: pandas.DataFrame, types: Mapping[str, str], exact: bool, rows: int | None
-) -> None:
+def check_frame(path: str | os.PathLike, frame: pandas.DataFrame, types: Mapping[str, str], rows: int) -> None:
     """Raise :class:`CorruptFileError` unless ``frame`` has the columns and types of ``types`` and ``rows`` rows."""
     import pandas as pd
 
     columns = list(frame.columns)
-    if (columns != list(types)) if exact else not set(types) <= set(columns):
+    if columns != list(types):
         raise corrupt(path, f"columns {columns}, expected {list(types)}")
-    if rows is not None and len(frame) != rows:
+    if len(frame) != rows:
         raise corrupt(path, f"{len(frame)} rows, its check file records {rows}")
     for column, kind in types.items():
         if kind == "str":
