@@ -3,6 +3,7 @@
 import pytest
 
 from fairshare.report import Claim, read_claims, write_claims
+from fairshare.validate import CorruptFileError
 
 ROW = dict(paper="p", artifact="Table 1", claim="A beats B", paper_states="A > B", reproduced="0.9 vs 0.8")
 
@@ -33,5 +34,5 @@ def test_a_claims_file_round_trips_and_another_shape_is_refused(tmp_path):
     write_claims(path, [Claim.statement(**ROW, holds=False)])
     assert read_claims(path)["status"].tolist() == ["differs"]
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
-    with pytest.raises(ValueError, match="not a claims file"):
+    with pytest.raises(CorruptFileError, match="other.csv is malformed"):
         read_claims(tmp_path / "other.csv")

@@ -17,6 +17,7 @@ import argparse
 import copy
 import functools
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -243,6 +244,18 @@ def check_references(cfg: Mapping[str, Any]) -> None:
         raise error
 
 
+def check_sizes(cfg: Mapping[str, Any]) -> None:
+    """Raise :class:`ConfigError` naming the key of the first training run whose estimated memory, checkpoint disk or
+    time (:mod:`fairshare.resources`) exceeds the config's ``limits`` (by default this machine)."""
+    from fairshare.resources import check_limits
+
+    found = check_limits(cfg)
+    if found is not None:
+        path, why = found
+        value = functools.reduce(lambda node, part: node[part], path, cfg)
+        raise ConfigError(f"{_dotted(path)}: {_short(value)}: {why} (estimate: fairshare.resources)", path)
+
+
 def _contains(source: Any, path: KeyPath) -> bool:
     for part in path:
         if isinstance(source, Mapping) and part in source:
@@ -270,6 +283,7 @@ def validate_config(
 
     ``sources`` are the mappings ``config`` was merged from, in order; the error then names the one its key came from.
     """
+    schema_given = schema
     schema = schema if schema is not None else load_schema()
     filled = copy.deepcopy(dict(config))
     try:
@@ -280,6 +294,8 @@ def validate_config(
             best = best_match(errors)
             raise ConfigError(_describe(best), best.absolute_path)
         check_references(filled)
+        if schema_given is None:
+            check_sizes(filled)
     except ConfigError as exc:
         origin = _origin(exc.path, sources)
         if origin is None:
@@ -351,16 +367,29 @@ def _deep_update(base: dict[str, Any], new: Mapping[str, Any]) -> None:
             base[k] = copy.deepcopy(v)
 
 
+def _dry_run(argv: Sequence[str]) -> bool:
+    """Whether a Snakemake command line asks for a dry run: ``--dry-run``, ``--dryrun``, or ``-n`` alone or among
+    short flags (``-np``)."""
+    return any(a in ("--dry-run", "--dryrun") or re.fullmatch(r"-[A-Za-z]*n[A-Za-z]*", a) for a in argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Check the config files of a Snakemake command line; print one line and return 2 when one is invalid."""
+    """Check the config files of a Snakemake command line; print one line and return 2 when one is invalid. Then
+    remove the dataset caches that fail their check (only report them on a dry run), so that their rules rebuild
+    them (:mod:`fairshare.preflight`)."""
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--configfile", "--configfiles", nargs="+", action="extend", default=[])
-    files = parser.parse_known_args(argv)[0].configfile
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_known_args(argv)[0]
     try:
-        load_config(DEFAULT_CONFIG, *files)
+        cfg = load_config(DEFAULT_CONFIG, *args.configfile)
     except ConfigError as exc:
         print(f"fairshare: invalid config: {exc}", file=sys.stderr)
         return 2
+    from fairshare.preflight import remove_failing_caches
+
+    for line in remove_failing_caches(cfg["data"]["processed_dir"], dry_run=_dry_run(argv)):
+        print(f"fairshare: {line}", file=sys.stderr)
     return 0
 
 

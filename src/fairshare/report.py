@@ -95,21 +95,23 @@ def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
 
 
 def write_claims(path: str | Path, claims: Sequence[Claim]) -> None:
-    """Write claim records as CSV (atomically)."""
-    from fairshare.io import write_csv
+    """Write claim records as CSV (atomically), with the check file :func:`read_claims` verifies."""
+    from fairshare.validate import write_checked_csv
 
-    write_csv(path, claims_frame(claims))
+    write_checked_csv(path, claims_frame(claims))
 
 
 def read_claims(path: str | Path) -> pd.DataFrame:
-    """A claims CSV written by :func:`write_claims`; any other shape is an error naming the file."""
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    if list(frame.columns) != CLAIM_COLUMNS:
-        raise ValueError(f"{path} is not a claims file: columns {list(frame.columns)}, expected {CLAIM_COLUMNS}")
+    """A claims CSV written by :func:`write_claims`: bytes and row count as its check file records, exactly
+    :data:`CLAIM_COLUMNS`, known kinds and statuses; else :class:`fairshare.validate.CorruptFileError` naming the file
+    and the rule that makes it (a file cut at a row boundary never reaches the scorecard)."""
+    from fairshare.validate import corrupt, read_checked_csv
+
+    frame = read_checked_csv(path, dict.fromkeys(CLAIM_COLUMNS, "str"), dtype=str, keep_default_na=False)
     for column, allowed in (("kind", KINDS), ("status", STATUSES)):
         bad = sorted(set(frame[column]) - set(allowed))
         if bad:
-            raise ValueError(f"{path}: {column} {bad} not in {allowed}")
+            raise corrupt(path, f"{column} {bad} not in {allowed}")
     return frame
 
 

@@ -290,7 +290,7 @@ def test_damaged_cache_is_refused_with_one_line(digits_cache, damage, reason):
     damage(digits_cache)
     with pytest.raises(D.DatasetUnavailableError, match=reason) as info:
         D.load_cache(digits_cache)
-    _one_line_naming(info, digits_cache, "delete it and rerun")
+    _one_line_naming(info, digits_cache, "rerun ./run pipeline, which removes it")
 
 
 def test_cache_round_trip_keeps_content_and_digest(digits_cache):
@@ -319,7 +319,10 @@ def test_partitions_command_refuses_a_changed_cache(tmp_path, digits_cache, caps
     ]
     assert cli_main(args) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "was changed after it was built; delete it and rerun" in err
+    assert (
+        err.count("\n") == 1
+        and "was changed after it was built; rerun ./run pipeline, which removes it and rebuilds it" in err
+    )
     assert not (tmp_path / "p.json").exists() and not (tmp_path / "s.csv").exists()
 
 

@@ -62,7 +62,7 @@ for _job in training_rules("aequa", "aequa_run", AEQUA_MAIN, together=lambda r: 
         wildcard_constraints:
             **dict(_job.constraints),
         resources:
-            gpu=GPU,
+            **training_resources(_job, lambda r: sizes.aequa_run(config, r["dataset"])),
         params:
             commands=lambda w, job=_job: aequa_commands(job.runs_of(w)),
         shell:
@@ -80,6 +80,7 @@ rule aequa_summarize:
         per_client="results/aequa/per_client.csv",
         curves="results/aequa/width_curves.csv",
         claims="results/aequa/claims.csv",
+        claims_check=check_file("results/aequa/claims.csv"),
         width_png="figures/aequa/accuracy_vs_width.png",
         width_pdf="figures/aequa/accuracy_vs_width.pdf",
         scatter_png="figures/aequa/reward_vs_contribution.png",

@@ -43,7 +43,7 @@ for _job in training_rules("aequa", "aequa_participation_run", AEQUA_PART_SETTIN
         wildcard_constraints:
             **dict(_job.constraints),
         resources:
-            gpu=GPU,
+            **training_resources(_job, lambda r: sizes.aequa_run(config, r["dataset"])),
         params:
             commands=lambda w, job=_job: aequa_participation_commands(job.runs_of(w)),
         shell:
@@ -67,7 +67,7 @@ for _job in training_rules("aequa", "aequa_training_time_run", AEQUA_TT_SETTINGS
         wildcard_constraints:
             **dict(_job.constraints),
         resources:
-            gpu=GPU,
+            **training_resources(_job, lambda r: sizes.aequa_run(config, r["dataset"])),
         params:
             commands=lambda w, job=_job: aequa_tt_commands(job.runs_of(w)),
         shell:
@@ -115,7 +115,7 @@ for _job in training_rules("aequa", "aequa_scale_run", AEQUA_SCALE_SETTINGS):
         wildcard_constraints:
             **dict(_job.constraints),
         resources:
-            gpu=GPU,
+            **training_resources(_job, lambda r: sizes.aequa_scale_run(config)),
         params:
             dataset=AEQUA_SCALE["dataset"],
             cfg=lambda w: aequa_job_cfg("scale"),
@@ -169,13 +169,16 @@ rule aequa_extensions_summary:
         table3_md="results/aequa/table3.md",
         per_client="results/aequa/participation_per_client.csv",
         participation_claims="results/aequa/participation_claims.csv",
+        participation_claims_check=check_file("results/aequa/participation_claims.csv"),
         fig2_png="figures/aequa/fig2_participation.png",
         fig2_pdf="figures/aequa/fig2_participation.pdf",
         rounds="results/aequa/training_time_rounds.csv",
         training_time_claims="results/aequa/training_time_claims.csv",
+        training_time_claims_check=check_file("results/aequa/training_time_claims.csv"),
         table4_csv="results/aequa/table4.csv",
         table4_md="results/aequa/table4.md",
         scale_claims="results/aequa/scale_claims.csv",
+        scale_claims_check=check_file("results/aequa/scale_claims.csv"),
         curve="results/aequa/scale_width_curve.csv",
         fig5_png="figures/aequa/fig5_scale_width.png",
         fig5_pdf="figures/aequa/fig5_scale_width.pdf",

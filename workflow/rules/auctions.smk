@@ -21,6 +21,7 @@ rule auctions:
         truthfulness=f"{AU_RESULTS}/truthfulness.csv",
         corollary10=f"{AU_RESULTS}/corollary10.csv",
         claims=f"{AU_RESULTS}/claims.csv",
+        claims_check=check_file(f"{AU_RESULTS}/claims.csv"),
         fig7a=f"{AU_FIGURES}/fig7a.png",
         fig7a_pdf=f"{AU_FIGURES}/fig7a.pdf",
         fig7b=f"{AU_FIGURES}/fig7b.png",
@@ -58,13 +59,14 @@ for _job in training_rules("auctions", "auctions_exp6", AU6_RUNS):
             recruitment=[exp6_file(AU6_RECRUIT, r, ".json") for r in _job.runs],
             datasets=[dataset_file(t) for t in AU6["tasks"]],
         output:
-            [exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in _job.runs],
+            rows=[exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in _job.runs],
+            rows_check=[check_file(exp6_file(f"{AU_RESULTS}/exp6", r, ".csv")) for r in _job.runs],
         log:
             f"{AU_LOGS}/{_job.stem}.log",
         wildcard_constraints:
             **dict(_job.constraints),
         resources:
-            gpu=GPU,
+            **training_resources(_job, lambda r: sizes.exp6_run(config)),
         params:
             cfg=lambda w: exp6_cfg_json(),
             datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],
@@ -73,16 +75,18 @@ for _job in training_rules("auctions", "auctions_exp6", AU6_RUNS):
             ],
         shell:
             "fairshare auctions exp6 --recruitment {input.recruitment} --datasets {params.datasets}"
-            " --output {output} --checkpoint {params.checkpoints} --cfg {params.cfg} > {log} 2>&1"
+            " --output {output.rows} --checkpoint {params.checkpoints} --cfg {params.cfg} > {log} 2>&1"
 
 
 rule auctions_figure7c:
     """Figure 7c: minimum accuracy across the two tasks per mechanism, its summary table and claims."""
     input:
-        [exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in AU6_RUNS],
+        runs=[exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in AU6_RUNS],
+        runs_check=[check_file(exp6_file(f"{AU_RESULTS}/exp6", r, ".csv")) for r in AU6_RUNS],
     output:
         summary=f"{AU_RESULTS}/exp6_summary.csv",
         claims=f"{AU_RESULTS}/exp6_claims.csv",
+        claims_check=check_file(f"{AU_RESULTS}/exp6_claims.csv"),
         png=f"{AU_FIGURES}/fig7c.png",
         pdf=f"{AU_FIGURES}/fig7c.pdf",
     log:
@@ -91,5 +95,5 @@ rule auctions_figure7c:
         cfg=lambda w: cfg_json("auctions"),
         stem=lambda w, output: figure_stem(output.png),
     shell:
-        "fairshare auctions figure7c {input} --summary {output.summary} --claims {output.claims}"
+        "fairshare auctions figure7c {input.runs} --summary {output.summary} --claims {output.claims}"
         " --output {params.stem} --cfg {params.cfg} > {log} 2>&1"

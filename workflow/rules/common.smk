@@ -14,6 +14,8 @@ from snakemake.io import apply_wildcards
 sys.path[:0] = [str(Path(workflow.basedir) / "src"), str(Path(workflow.basedir) / "workflow")]
 from fairshare.config import ConfigError, config_sources, dataset_mirrors, validate_config  # noqa: E402
 from fairshare.data.datasets import resolve_dataset  # noqa: E402
+from fairshare.validate import check_path  # noqa: E402
+from fairshare import resources as sizes  # noqa: E402
 from run_jobs import runs_per_job, settings, training_jobs  # noqa: E402
 
 try:
@@ -121,6 +123,21 @@ def training_outputs():
         for pattern in getattr(rules, job.name).output:
             files += [apply_wildcards(pattern, run) for run in mine] if job.constraints else [pattern]
     return files
+
+
+def training_resources(job, run_size):
+    """A training rule's Snakemake resources: `mem_mb`, `disk_mb` (checkpoints) and `runtime` (minutes) of the runs the
+    job trains, from `run_size(run)` (fairshare.resources: the estimate the config validation checks), and the GPU."""
+
+    def size(w):
+        return sizes.job(run_size(run) for run in job.runs_of(w))
+
+    return {
+        "gpu": GPU,
+        "mem_mb": lambda w: size(w).mem_mb,
+        "disk_mb": lambda w: size(w).disk_mb,
+        "runtime": lambda w: size(w).minutes,
+    }
 
 
 # data.smk: datasets and partitions.
@@ -358,6 +375,12 @@ def config_summary(paper):
     items = [f"{k}={v}" for k, v in sorted(block.items()) if isinstance(v, (str, int, float, bool))]
     text = ", ".join(items)
     return text if len(text) <= 400 else text[:397] + "..."
+
+
+def check_file(path):
+    """The check file written beside a CSV that a later step reads (row count, digest; fairshare.validate): an output
+    of the rule that writes the CSV."""
+    return str(check_path(path))
 
 
 def claims_files():

@@ -18,6 +18,7 @@ rule dp_coalitions:
         examples=f"{DP_RESULTS}/worked_examples.csv",
         pos=f"{DP_RESULTS}/price_of_stability.csv",
         claims=f"{DP_RESULTS}/claims.csv",
+        claims_check=check_file(f"{DP_RESULTS}/claims.csv"),
         fig1=multiext(f"{DP_FIGURES}/fig1", ".png", ".pdf"),
         pos_figure=multiext(f"{DP_FIGURES}/price_of_stability", ".png", ".pdf"),
     log:

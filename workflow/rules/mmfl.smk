@@ -35,13 +35,16 @@ for _job in MMFL_JOBS:
             lambda w, job=_job: mmfl_inputs(job.runs_of(w)),
         output:
             rows=[mmfl_run_file(r, ".csv") for r in _job.runs],
+            rows_check=[check_file(mmfl_run_file(r, ".csv")) for r in _job.runs],
             alloc=[mmfl_run_file(r, "_alloc.npz") for r in _job.runs],
         log:
             f"{MMFL_LOGS}/{_job.stem}.log",
         wildcard_constraints:
             **dict(_job.constraints),
         resources:
-            gpu=GPU,
+            **training_resources(
+                _job, lambda r: sizes.mmfl_run(config, sizes.experiment_block(config, r["experiment"]))
+            ),
         params:
             commands=lambda w, job=_job: mmfl_commands(job.runs_of(w)),
         shell:
@@ -53,6 +56,7 @@ rule mmfl_summarize:
     min accuracy, per-task accuracy, variance across tasks, allocation maps (alpha sweep, seed 0). One process."""
     input:
         runs=[mmfl_run_file(r, ".csv") for r in MMFL_FILES],
+        runs_check=[check_file(mmfl_run_file(r, ".csv")) for r in MMFL_FILES],
         alloc=[
             mmfl_run_file(r, "_alloc.npz")
             for r in MMFL_FILES
@@ -65,6 +69,7 @@ rule mmfl_summarize:
         table2_md=f"{MMFL_RESULTS}/table2.md",
         thresholds=f"{MMFL_RESULTS}/rounds_to_threshold.csv",
         claims=f"{MMFL_RESULTS}/claims.csv",
+        claims_check=check_file(f"{MMFL_RESULTS}/claims.csv"),
         figures=[f"{stem}.{ext}" for stem in MMFL_FIGURES.values() for ext in ("png", "pdf")],
     log:
         f"{MMFL_LOGS}/summarize.log",

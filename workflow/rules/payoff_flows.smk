@@ -82,11 +82,12 @@ rule payoff_flows_claims:
         trained_alloc="results/payoff_flows/trained/allocations.csv",
         trained_flows="results/payoff_flows/trained/flows.csv",
     output:
-        "results/payoff_flows/claims.csv",
+        claims="results/payoff_flows/claims.csv",
+        claims_check=check_file("results/payoff_flows/claims.csv"),
     log:
         "logs/payoff_flows/claims.log",
     shell:
         "fairshare payoff-flows claims"
         " --table reference {input.reference_values} {input.reference_alloc} {input.reference_flows}"
         " --table trained {input.trained_values} {input.trained_alloc} {input.trained_flows}"
-        " --output {output} > {log} 2>&1"
+        " --output {output.claims} > {log} 2>&1"

@@ -42,6 +42,7 @@ rule report_items:
 rule scorecard:
     input:
         claims=claims_files(),
+        claims_check=[check_file(p) for p in claims_files()],
         report_items=report_items(),
     output:
         csv=report("results/scorecard.csv", category="0 scorecard", labels={"table": "scorecard (CSV)"}),

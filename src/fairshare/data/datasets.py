@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from fairshare.io import write_npz
+from fairshare.validate import cache_problem
 
 
 class DatasetUnavailableError(RuntimeError):
@@ -396,6 +397,12 @@ def build_dataset(
 
 
 CACHE_ARRAYS = ("x_train", "y_train", "x_test", "y_test", "classes")
+#: Class count of each dataset whose count is fixed (synthetic's comes from the config): a cache's labels must lie
+#: below it, checked on every load (:func:`fairshare.validate.cache_problem`).
+KNOWN_CLASSES = {"digits": 10, "sst": 5, **{name: spec.n_classes for name, spec in TORCHVISION.items()}}
+#: What to do about a cache that fails its check: ``./run pipeline`` removes it before Snakemake starts
+#: (:func:`fairshare.preflight.remove_failing_caches`), so its rule rebuilds it and what read it reruns.
+REBUILD = "rerun ./run pipeline, which removes it and rebuilds it"
 
 
 def content_digest(arrays: dict[str, np.ndarray]) -> str:
@@ -430,14 +437,17 @@ def load_cache(path: str | Path) -> ArrayDataset:
             arrays = {key: z[key] for key in z.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DatasetUnavailableError(f"cached dataset {path} is unreadable ({reason}); delete it and rerun") from None
+        raise DatasetUnavailableError(f"cached dataset {path} is unreadable ({reason}); {REBUILD}") from None
     missing = [key for key in (*CACHE_ARRAYS, "digest") if key not in arrays]
     if missing:
         raise DatasetUnavailableError(
-            f"cached dataset {path} lacks {', '.join(missing)}: it was not written by this version's `fairshare data build`; delete it and rerun"
+            f"cached dataset {path} lacks {', '.join(missing)}: it was not written by this version's `fairshare data build`; {REBUILD}"
         )
     if str(arrays["digest"]) != content_digest(arrays):
-        raise DatasetUnavailableError(f"cached dataset {path} was changed after it was built; delete it and rerun")
+        raise DatasetUnavailableError(f"cached dataset {path} was changed after it was built; {REBUILD}")
+    problem = cache_problem(arrays, KNOWN_CLASSES.get(path.stem))
+    if problem:
+        raise DatasetUnavailableError(f"cached dataset {path} fails its check ({problem}); {REBUILD}")
     return ArrayDataset(
         path.stem,
         arrays["x_train"],

@@ -9,9 +9,24 @@ import pandas as pd
 
 from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json
+from fairshare.validate import read_runs, write_checked_csv
 
 GROUP = "auctions"
 HELP = "client-recruitment auctions for multi-model FL (budget-fair, max-min fair, GMMFair, baselines)"
+#: The columns of an Exp 6 run's rows (``auctions exp6``) and their types, checked where ``figure7c`` reads them.
+EXP6_COLUMNS = {
+    "experiment": "str",
+    "method": "str",
+    "seed": "int",
+    "budget": "float",
+    "recruited": "float",
+    "round": "int",
+    "task": "int",
+    "task_name": "str",
+    "accuracy": "float",
+    "loss": "float",
+    "clients": "int",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -152,7 +167,7 @@ def exp6(args: argparse.Namespace) -> None:
         frame = exp6_job(
             settings, training, record, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint
         )
-        write_csv(output, frame)
+        write_checked_csv(output, frame)
     discard_checkpoints_when_done(args.checkpoint)
 
 
@@ -163,7 +178,7 @@ def figure7c(args: argparse.Namespace) -> None:
     from fairshare.report import write_claims
 
     settings = Settings.from_block(section(args, "auctions"))
-    runs = pd.concat([pd.read_csv(p) for p in args.runs], ignore_index=True)
+    runs = read_runs(args.runs, EXP6_COLUMNS)
     per_round = exp6_per_round(runs)
     write_csv(args.summary, per_round)
     write_claims(args.claims, paper_claims.claims({"exp6": per_round}, settings))

@@ -9,9 +9,23 @@ import pandas as pd
 
 from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import write_csv, write_npz, write_text
+from fairshare.validate import read_runs, write_checked_csv
 
 GROUP = "mmfl"
 HELP = "fair multi-model federated learning (FedFairMMFL, random, round robin, task-level q-FFL)"
+#: The columns of a run's rows (``mmfl run``) and their types, checked where ``mmfl summarize`` reads them.
+RUN_COLUMNS = {
+    "experiment": "str",
+    "method": "str",
+    "alpha": "float",
+    "seed": "int",
+    "round": "int",
+    "task": "int",
+    "task_name": "str",
+    "accuracy": "float",
+    "loss": "float",
+    "clients": "int",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,7 +114,7 @@ def run(args: argparse.Namespace) -> None:
             alpha=np.array(alpha),
             seed=np.array(job.seed),
         )
-        write_csv(output, rows)
+        write_checked_csv(output, rows)
     discard_checkpoints_when_done(args.checkpoint)
 
 
@@ -110,7 +124,7 @@ def summarize(args: argparse.Namespace) -> None:
     from fairshare.report import write_claims
 
     settings = Settings.from_block(section(args, "mmfl"))
-    runs = pd.concat([pd.read_csv(p) for p in args.runs], ignore_index=True)
+    runs = read_runs(args.runs, RUN_COLUMNS)
     tables = summaries(runs, settings)
     write_csv(args.summary, tables["summary"])
     write_csv(args.across_tasks, tables["across_tasks"])

@@ -1,0 +1,252 @@
+"""Memory, checkpoint disk and time of one training run, estimated from the config before any job starts.
+
+One formula (:func:`estimate`) for every training step; the adapters below read a config block into its inputs. A
+*run* is one (setting, seed) of a step; a job of several runs (``runs_per_job``) needs the largest run's memory and
+the sum of their disk and time (:func:`job`). The estimate feeds the training rules' Snakemake resources
+(``mem_mb``, ``disk_mb``, ``runtime``, which the SLURM profile requests) and :func:`check_limits`, which the config
+validation calls: a config whose run would exceed the machine (or the ``limits`` its profile declares) is refused
+before any job starts, naming the key that makes it big.
+
+What it counts, with P the model's parameters (:data:`PARAMS`, at the paper's input size: an upper bound for smaller
+inputs), C the clients held in memory (every client for Aequa; the active clients of a round for multi-model FL), S the samples trained on per round (all clients, every local epoch), R the rounds:
+
+    memory  = BASE_MB + DATA_COPIES x dataset bytes + CLIENT_MB x C + MODEL_COPIES x tasks x 4P bytes
+    disk    = CHECKPOINT_COPIES x tasks x 4P bytes + CLIENT_MB x K   (the round checkpoint: the models with their
+                                                       momentum, and the state of the K clients it keeps: Aequa's C)
+    time    = START_S + SECONDS_PER_SAMPLE_MPARAM x R x S x P / 1e6 / speed-up of the device
+
+Calibrated on this machine (AMD EPYC, 2 cores, 24 GB), test-profile jobs under ``/usr/bin/time -v``: a command that
+imports torch, pandas and the paper's modules peaks at 760 MB, a multi-model FL run of the test profile's exp1
+(fedfair) at 1,016 MB, about 100 MB of which the other terms count: BASE_MB is 920 MB; an Aequa job on digits (aequa_cnn1, 68k
+parameters at 8x8) peaks at 819 MB with 4 clients and 949 MB with 200, 0.66 MB per client (CLIENT_MB); a multi-model FL
+run on digits (mnist_cnn, 6 active clients of about 110 samples, two tasks) takes 3.1 CPU-s more for 10 more rounds: 4.7e-4 s per sample, 2.9e-4 per million table parameters
+(SECONDS_PER_SAMPLE_MPARAM; the same slope for an Aequa run is 6 times smaller, so the constant is the conservative
+one). GPU_SPEEDUP is an assumption, not a measurement (no GPU was lent here), set so that the paper profile's
+estimates are of the order of the spec's GPU-hours; the checkpoint copies are counted, not measured. The estimate is
+meant to refuse a config that is orders of magnitude too big, not to predict a run's time to the minute.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+BASE_MB = 920
+DATA_COPIES = 5  # the cache's uint8 arrays, their float32 copy for training (x4)
+CLIENT_MB = 0.66
+MODEL_COPIES = 4  # the global model, its gradient, momentum and an evaluation copy
+CHECKPOINT_COPIES = 2  # weights and momentum
+START_S = 30
+SECONDS_PER_SAMPLE_MPARAM = 2.9e-4
+GPU_SPEEDUP = 10
+MB = 1e6
+
+#: Parameters of each architecture at the input size the papers use it on (28x28 grey, 32x32 colour, 784 features
+#: for the MLPs, a 20k-word vocabulary for the LSTM): counted from ``fairshare.learning.models.build_model``.
+PARAMS = {
+    "mnist_cnn": 1_630_090,
+    "emnist_cnn": 1_649_071,
+    "preact_resnet18": 11_172_170,
+    "small_cnn": 105_866,
+    "mlp": 55_050,
+    "aequa_cnn1": 805_066,
+    "aequa_cnn2": 2_156_490,
+    "aequa_resnet18": 11_220_132,
+    "aequa_lstm": 6_500_000,
+    "aequa_mlp": 118_282,
+}
+#: Training samples and bytes per sample of each dataset (synthetic's come from the config).
+DATASETS = {
+    "digits": (1_437, 64),
+    "mnist": (60_000, 784),
+    "fashion_mnist": (60_000, 784),
+    "emnist": (112_800, 784),
+    "femnist": (805_263, 784),
+    "cifar10": (50_000, 3_072),
+    "cifar100": (50_000, 3_072),
+    "svhn": (73_257, 3_072),
+    "sst": (8_544, 480),
+}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One run's (or job's) peak memory and checkpoint disk in MB, and its time in minutes."""
+
+    mem_mb: int
+    disk_mb: int
+    minutes: int
+
+
+def estimate(
+    *,
+    params: int,
+    tasks: int,
+    clients: int,
+    kept_clients: int,
+    samples_per_round: float,
+    rounds: int,
+    data_bytes: float,
+    device: str,
+) -> Estimate:
+    """The formula of the module docstring for one run."""
+    model = 4 * params
+    mem = BASE_MB + CLIENT_MB * clients + (DATA_COPIES * data_bytes + MODEL_COPIES * tasks * model) / MB
+    disk = CHECKPOINT_COPIES * tasks * model / MB + CLIENT_MB * kept_clients
+    speed = GPU_SPEEDUP if device == "cuda" else 1
+    seconds = START_S + SECONDS_PER_SAMPLE_MPARAM * rounds * samples_per_round * params / MB / speed
+    return Estimate(int(mem) + 1, int(disk) + 1, int(seconds / 60) + 1)
+
+
+def job(runs: Iterable[Estimate]) -> Estimate:
+    """A job of several runs, one after another in one process: the largest memory, the summed disk and time."""
+    runs = list(runs)
+    return Estimate(max(r.mem_mb for r in runs), sum(r.disk_mb for r in runs), sum(r.minutes for r in runs))
+
+
+def _dataset(cfg: Mapping[str, Any], name: str) -> tuple[int, int]:
+    if name == "synthetic":
+        synthetic = cfg["data"]["synthetic"]
+        return synthetic["n_train"], 4 * synthetic["n_features"]
+    return DATASETS.get(name, DATASETS["mnist"])
+
+
+def _device(cfg: Mapping[str, Any]) -> str:
+    return "cuda" if cfg["device"] == "cuda" else "cpu"
+
+
+def mmfl_run(cfg: Mapping[str, Any], experiment: Mapping[str, Any], local_epochs: int | None = None) -> Estimate:
+    """One multi-model FL run of ``experiment`` (an ``mmfl.experiments`` entry, or Exp 6's block with its tasks)."""
+    models = cfg["mmfl"]["models"]
+    params = max(PARAMS[models.get(task, "mnist_cnn")] for task in experiment["tasks"])
+    active = max(1, round(experiment["clients"] * experiment["active_rate"]))
+    epochs = local_epochs or cfg["mmfl"]["local_epochs"]
+    return estimate(
+        params=params,
+        tasks=len(experiment["tasks"]),
+        clients=active,
+        kept_clients=0,
+        samples_per_round=active * sum(experiment["size_range"]) / 2 * epochs,
+        rounds=experiment["rounds"],
+        data_bytes=sum(_dataset(cfg, t)[0] * _dataset(cfg, t)[1] for t in set(experiment["tasks"])),
+        device=_device(cfg),
+    )
+
+
+def aequa_run(cfg: Mapping[str, Any], dataset: str, methods: int = 6) -> Estimate:
+    """One Aequa run (every method of one dataset, partition and seed): each client keeps its own model."""
+    aequa = cfg["aequa"]
+    n_train, sample_bytes = _dataset(cfg, dataset)
+    cap = aequa["max_train_samples"].get(dataset, aequa["max_train_samples"]["default"])
+    samples = min(n_train, cap) if cap else n_train
+    rounds = aequa["train"]["rounds"].get(dataset, aequa["train"]["rounds"]["default"])
+    model = aequa["models"].get(dataset, "aequa_cnn1")
+    return estimate(
+        params=PARAMS[model],
+        tasks=1,
+        clients=aequa["clients"],
+        kept_clients=aequa["clients"],
+        samples_per_round=methods * samples * aequa["train"]["local_epochs"],
+        rounds=rounds,
+        data_bytes=n_train * sample_bytes,
+        device=_device(cfg),
+    )
+
+
+def aequa_scale_run(cfg: Mapping[str, Any]) -> Estimate:
+    """One run of the writer-scale experiment (FedAvg-FT and Aequa on ``aequa.scale.clients`` writers)."""
+    scale = cfg["aequa"]["scale"]
+    n_train, sample_bytes = _dataset(cfg, scale["dataset"])
+    samples = min(n_train, scale["max_train_samples"]) if scale["max_train_samples"] else n_train
+    return estimate(
+        params=PARAMS[scale["model"]],
+        tasks=1,
+        clients=scale["clients"],
+        kept_clients=scale["clients"],
+        samples_per_round=3 * samples * scale["participation_fraction"],
+        rounds=scale["rounds"],
+        data_bytes=n_train * sample_bytes,
+        device=_device(cfg),
+    )
+
+
+def exp6_run(cfg: Mapping[str, Any]) -> Estimate:
+    """One run of the auctions' Exp 6: multi-model FL on the recruits of one (mechanism, seed), at most the auctions'
+    100 users."""
+    exp6 = cfg["auctions"]["exp6"]
+    return mmfl_run(cfg, {**exp6, "clients": 100}, exp6.get("local_epochs"))
+
+
+def experiment_block(cfg: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The ``mmfl.experiments`` entry called ``name``."""
+    return next(e for e in cfg["mmfl"]["experiments"] if e["name"] == name)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one job may use: memory and disk in MB, time in hours."""
+
+    mem_mb: float
+    disk_mb: float
+    job_hours: float
+
+
+def machine_mem_mb() -> float:
+    """Total memory of this machine (``/proc/meminfo``; the POSIX page count elsewhere)."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024 / MB
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / MB
+
+
+def limits(cfg: Mapping[str, Any]) -> Limits:
+    """The config's ``limits``, a null one meaning this machine: its total memory, the free disk of this folder."""
+    given = cfg["limits"]
+    mem = given["mem_mb"] if given["mem_mb"] is not None else machine_mem_mb()
+    disk = given["disk_mb"] if given["disk_mb"] is not None else shutil.disk_usage(".").free / MB
+    return Limits(mem, disk, given["job_hours"])
+
+
+def sized_runs(cfg: Mapping[str, Any]) -> Iterable[tuple[Sequence[str | int], Sequence[str | int], Estimate]]:
+    """Every training run's estimate with the config keys that make its memory and its time big:
+    (memory key, time key, estimate)."""
+    for i, experiment in enumerate(cfg["mmfl"]["experiments"]):
+        where = ("mmfl", "experiments", i)
+        yield (*where, "clients"), (*where, "rounds"), mmfl_run(cfg, experiment)
+    yield ("auctions", "exp6", "tasks"), ("auctions", "exp6", "rounds"), exp6_run(cfg)
+    aequa = cfg["aequa"]
+    for dataset in dict.fromkeys(
+        [*aequa["datasets"], *aequa["participation"]["datasets"], *aequa["training_time"]["datasets"]]
+    ):
+        yield ("aequa", "clients"), ("aequa", "train", "rounds"), aequa_run(cfg, dataset)
+    yield ("aequa", "scale", "clients"), ("aequa", "scale", "rounds"), aequa_scale_run(cfg)
+
+
+def check_limits(cfg: Mapping[str, Any]) -> tuple[Sequence[str | int], str] | None:
+    """The first run whose estimate exceeds :func:`limits`, as (the key to change, one line saying why), or None."""
+    bound = limits(cfg)
+    for mem_key, time_key, run in sized_runs(cfg):
+        if run.mem_mb > bound.mem_mb:
+            return (
+                mem_key,
+                f"a run needs about {run.mem_mb / 1e3:,.1f} GB of memory, over the {_gb(bound.mem_mb)} allowed",
+            )
+        if run.disk_mb > bound.disk_mb:
+            return (
+                mem_key,
+                f"a run's checkpoint needs about {run.disk_mb / 1e3:,.1f} GB, over {_gb(bound.disk_mb)} of disk",
+            )
+        if run.minutes / 60 > bound.job_hours:
+            return time_key, f"a run takes about {run.minutes / 60:,.0f} hours, over the {bound.job_hours:g} per job"
+    return None
+
+
+def _gb(mb: float) -> str:
+    return f"{mb / 1e3:,.1f} GB"
