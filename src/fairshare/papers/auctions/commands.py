@@ -9,6 +9,7 @@ import pandas as pd
 
 from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json
+from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
 from fairshare.validate import read_runs, write_checked_csv
 
 GROUP = "auctions"
@@ -20,12 +21,7 @@ EXP6_COLUMNS = {
     "seed": "int",
     "budget": "float",
     "recruited": "float",
-    "round": "int",
-    "task": "int",
-    "task_name": "str",
-    "accuracy": "float",
-    "loss": "float",
-    "clients": "int",
+    **TASK_ROUND_COLUMNS,
 }
 
 

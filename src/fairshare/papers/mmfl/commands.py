@@ -9,6 +9,7 @@ import pandas as pd
 
 from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import write_csv, write_npz, write_text
+from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
 from fairshare.validate import read_runs, write_checked_csv
 
 GROUP = "mmfl"
@@ -19,12 +20,7 @@ RUN_COLUMNS = {
     "method": "str",
     "alpha": "float",
     "seed": "int",
-    "round": "int",
-    "task": "int",
-    "task_name": "str",
-    "accuracy": "float",
-    "loss": "float",
-    "clients": "int",
+    **TASK_ROUND_COLUMNS,
 }
 
 

@@ -19,6 +19,15 @@ import pandas as pd
 from fairshare import seeding
 from fairshare.learning.mmfl_policies import ALPHA_POLICIES
 
+#: The per-round, per-task columns of a training run's rows (multi-model FL runs and Exp 6 runs) and their types.
+TASK_ROUND_COLUMNS = {
+    "round": "int",
+    "task": "int",
+    "task_name": "str",
+    "accuracy": "float",
+    "loss": "float",
+    "clients": "int",
+}
 KEYS = ["experiment", "method", "alpha", "seed"]  # what identifies one training run
 
 
