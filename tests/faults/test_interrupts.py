@@ -141,6 +141,9 @@ def _start_pipeline(tmp_path: Path) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # As from a terminal: SIGINT at its default. A pytest-xdist worker ignores SIGINT, and a shell started with a
+        # signal ignored can never trap it, so without this the test would not see what a user's Ctrl-C does.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not (wd / "job.pid").is_file() or not (wd / "job.pid").read_text().strip():

@@ -18,7 +18,7 @@ TINY = {  # the paper profile's models and code paths, at a size a test can trai
     "resnet_base": 4,
     "lstm": {"embed_dim": 8, "hidden": 6},
     "test_subset": 30,
-    "train": {"rounds": {"default": 1, "cifar10": 1, "sst": 1}, "batch_size": 16},
+    "train": {"rounds": {"default": 1, "cifar10": 1, "cifar100": 1, "sst": 1}, "batch_size": 16},
     "allocation": {"iters": 100},
 }
 

@@ -46,4 +46,5 @@ def test_every_runs_per_job_plans_the_same_files(tmp_path):
     assert single_jobs == {"mmfl_run": len(runs), "auctions_exp6": exp6_runs}
     assert grouped_jobs == {"mmfl_run": 1, "auctions_exp6": 1}
     assert dealt_jobs == {**{f"mmfl_run_{k}": 1 for k in range(math.ceil(len(runs) / 4))}, "auctions_exp6": exp6_runs}
-    assert len(grouped) == 2 * len(runs) + exp6_runs  # rows + allocation map per run
+    # per run: its rows, their check file and its allocation map; per Exp 6 run: its rows and their check file
+    assert len(grouped) == 3 * len(runs) + 2 * exp6_runs
