@@ -7,7 +7,7 @@ appendices print are transcribed here, as printed and corrected. :func:`theorem_
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -288,6 +288,16 @@ def section_5_evidence(size: str, rng: np.random.Generator, points: list[dict]) 
     return out
 
 
+def _derivative_at_threshold(f: Callable, p: Mapping[str, Fraction], wrt: str, at: Callable) -> Fraction | None:
+    """The exact derivative of ``f`` along ``wrt`` at the printed threshold ``at(p)``; None where the printed
+    threshold is undefined (a zero denominator at this point)."""
+    try:
+        threshold = at(p)
+    except ZeroDivisionError:
+        return None
+    return tt.derivative(f, {**p, wrt: threshold}, wrt)
+
+
 def appendix_c_evidence(size: str, points: list[dict]) -> dict[str, Any]:
     """App. C (uniform, two types): printed derivatives and thresholds at rational points, monotonicity grids, and
     Lemma C.5 (its proof's identity, a search for counterexamples, and the Thm 5.5 context it is used in)."""
@@ -320,9 +330,10 @@ def appendix_c_evidence(size: str, points: list[dict]) -> dict[str, Any]:
             lambda p: c4_threshold_printed(*_args(p, "l", "n_s", "n_l", "mu_e", "sigma2")),
         ),
     }
-    # the exact derivative at the printed threshold (0 where the threshold is right)
+    # the exact derivative at the printed threshold (0 where the threshold is right; None where the printed formula
+    # is undefined at the point: its denominator is zero there, which some base seeds draw)
     out["thresholds"] = {
-        lemma: [tt.derivative(f, {**p, wrt: at(p)}, wrt) for p in points] for lemma, (f, wrt, at) in thresholds.items()
+        lemma: [_derivative_at_threshold(f, p, wrt, at) for p in points] for lemma, (f, wrt, at) in thresholds.items()
     }
     top = 25 if size == "full" else 8
     pairs = [(n_s, n_l) for n_s in range(1, 11) for n_l in (n_s + 1, 10, 11, 15, 30, 100) if n_l > n_s]
