@@ -39,3 +39,9 @@ def fashion_labels() -> np.ndarray:
     if not path.is_file():
         pytest.skip("Debian package dataset-fashion-mnist is not installed")
     return np.frombuffer(gzip.decompress(path.read_bytes()), dtype=np.uint8, offset=8).astype(np.int64)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The end-to-end pipeline runs (marked slow, several minutes each) first: with one worker per core they then
+    start at once on different workers instead of after everything else, which decided the suite's wall time."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
