@@ -93,3 +93,29 @@ def test_a_job_of_several_runs_needs_the_largest_memory_and_the_summed_disk_and_
 
 def test_the_machine_has_memory():
     assert 100 < resources.machine_mem_mb() < 1e8
+
+
+#: The input each architecture's PARAMS entry is counted at: the paper's data for it (EMNIST balanced's 47 classes,
+#: CIFAR-100 for the slimmable ResNet-18 at full width).
+COUNTED_AT = {
+    "mnist_cnn": ((1, 28, 28), 10, {}),
+    "emnist_cnn": ((1, 28, 28), 47, {}),
+    "preact_resnet18": ((3, 32, 32), 10, {}),
+    "small_cnn": ((1, 28, 28), 10, {}),
+    "mlp": ((784,), 10, {}),
+    "aequa_cnn1": ((1, 28, 28), 10, {}),
+    "aequa_cnn2": ((3, 32, 32), 10, {}),
+    "aequa_resnet18": ((3, 32, 32), 100, {"widths": [1.0]}),
+    "aequa_mlp": ((784,), 10, {}),
+}
+
+
+@pytest.mark.parametrize("name", COUNTED_AT)
+def test_the_parameter_table_is_what_the_models_have(name):
+    """The estimate's parameter counts are those of ``build_model`` (the LSTM's depends on the SST vocabulary: its
+    entry is an upper bound and not pinned here)."""
+    from fairshare.learning.models import build_model
+
+    shape, classes, options = COUNTED_AT[name]
+    model = build_model(name, shape, classes, **options)
+    assert resources.PARAMS[name] == sum(p.numel() for p in model.parameters())
