@@ -137,7 +137,8 @@ def _run(parsed: Sequence[argparse.Namespace]) -> int:
     except OSError as exc:
         if exc.errno != errno.ENOSPC:
             raise
-        print(f"fairshare: error: no space left on the device for {exc.filename}; free some and rerun", file=sys.stderr)
+        where = exc.filename or "the file it was writing"
+        print(f"fairshare: error: no space left on the device for {where}; free some and rerun", file=sys.stderr)
         return 1
     return 0
 
