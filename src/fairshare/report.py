@@ -14,14 +14,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from fairshare.verdicts import Verdict
+
 # kind: what sort of statement the row checks (ARCHITECTURE "Contracts").
 #   printed  a number printed in the paper, compared at its printed precision
 #   claim    a qualitative statement, tested exactly as the paper states it
 #   erratum  the printed statement fails; the corrected one is computed and checked in the same row
 KINDS = ("printed", "claim", "erratum")
-STATUSES = ("match", "within tolerance", "differs", "not run in this profile", "smoke: plumbing only")
+# inconclusive: a comparison of training results whose interval over seeds does not settle it (fairshare.verdicts).
+STATUSES = ("match", "within tolerance", "differs", "inconclusive", "not run in this profile", "smoke: plumbing only")
 SMOKE = "smoke: plumbing only"
-CLAIM_COLUMNS = ["paper", "artifact", "claim", "kind", "paper_states", "reproduced", "status", "note"]
+# interval: for a comparison of training results, the effect with its interval over seeds (fairshare.verdicts).
+CLAIM_COLUMNS = ["paper", "artifact", "claim", "kind", "paper_states", "reproduced", "status", "note", "interval"]
 
 
 def _constructor(kind: str, doc: str) -> Callable[..., Claim]:
@@ -59,6 +63,7 @@ class Claim:
     reproduced: str  # what this run computed (numbers, parameters)
     status: str  # one of STATUSES
     note: str = ""
+    interval: str = ""  # a training comparison's effect, interval and per-seed values
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -78,9 +83,43 @@ class Claim:
         )
     )
 
+    @classmethod
+    def comparison(
+        cls,
+        *,
+        paper: str,
+        artifact: str,
+        claim: str,
+        paper_states: object,
+        reproduced: object,
+        verdict: Verdict,
+        note: object = "",
+        kind: str = "claim",
+    ) -> Claim:
+        """A comparison of training results, decided over seeds by :mod:`fairshare.verdicts`: its status (match,
+        differs, inconclusive or not run) and evidence (the ``interval`` column) come from ``verdict``. The note of an
+        inconclusive row says why."""
+        if verdict.status == "inconclusive":
+            note = f"inconclusive: {verdict.why}" + (f"; {note}" if note else "")
+        texts = {
+            k: "" if v is None else str(v)
+            for k, v in dict(paper_states=paper_states, reproduced=reproduced, note=note).items()
+        }
+        return cls(
+            paper=paper,
+            artifact=artifact,
+            claim=claim,
+            kind=kind,
+            status=verdict.status,
+            interval=verdict.evidence,
+            **texts,
+        )
+
     @property
     def holds(self) -> bool | None:
-        return None if self.status == "not run in this profile" else self.status in ("match", "within tolerance")
+        if self.status in ("not run in this profile", "inconclusive"):
+            return None
+        return self.status in ("match", "within tolerance")
 
 
 def erratum_outcome(printed_fails: bool, corrected_holds: bool) -> str:
