@@ -28,6 +28,25 @@ def rounds_to_threshold(curve: Sequence[float], threshold: float) -> int | None:
     return int(hits[0]) + 1 if len(hits) else None
 
 
+#: A collapsed training curve (issue 26): over its last COLLAPSE_WINDOW rounds the loss moves by less than
+#: COLLAPSE_FLAT of its value and the accuracy stays within COLLAPSE_MARGIN of chance. Fixed before any run.
+COLLAPSE_WINDOW, COLLAPSE_FLAT, COLLAPSE_MARGIN = 5, 1e-3, 0.05
+
+
+def collapsed(accuracy: Sequence[float], loss: Sequence[float], chance: float) -> bool:
+    """Whether a task's per-round curve has collapsed: its loss flat (relative change below ``COLLAPSE_FLAT``) over
+    the last ``COLLAPSE_WINDOW`` rounds while its accuracy stays at or below ``chance + COLLAPSE_MARGIN`` (the
+    majority-class share of its test set). Such a run learns nothing (the authors' double-softmax CNN does this,
+    docs/mmfl.md); it is named in its log and in the scorecard note, never scored silently. Shorter runs than the
+    window are never called collapsed."""
+    acc, lss = np.asarray(accuracy, dtype=float), np.asarray(loss, dtype=float)
+    if len(acc) < COLLAPSE_WINDOW or not np.isfinite(lss[-COLLAPSE_WINDOW:]).all():
+        return False
+    tail = lss[-COLLAPSE_WINDOW:]
+    flat = float(np.ptp(tail)) <= COLLAPSE_FLAT * max(float(np.abs(tail).max()), 1e-12)
+    return bool(flat and (acc[-COLLAPSE_WINDOW:] <= chance + COLLAPSE_MARGIN).all())
+
+
 def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | None = None) -> float:
     """Mean per-class recall over the classes present in ``y_true``."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)

@@ -67,7 +67,7 @@ def write_checked_csv(path: str | os.PathLike, frame: pandas.DataFrame) -> None:
 def read_checked_csv(path: str | os.PathLike, types: Mapping[str, str], **read_kwargs) -> pandas.DataFrame:
     """The CSV at ``path`` (read with ``pandas.read_csv(path, **read_kwargs)``) after its checks: bytes and row count
     as its check file records, exactly the columns of ``types`` in that order, each parsing as its type (``str``,
-    ``int``, ``float``). Raises :class:`CorruptFileError` otherwise."""
+    ``int``, ``float``, ``bool``). Raises :class:`CorruptFileError` otherwise."""
     import pandas as pd
 
     try:
@@ -100,6 +100,11 @@ def check_frame(path: str | os.PathLike, frame: pandas.DataFrame, types: Mapping
         raise corrupt(path, f"{len(frame)} rows, its check file records {rows}")
     for column, kind in types.items():
         if kind == "str":
+            continue
+        if kind == "bool":
+            bad = ~frame[column].isin([True, False])
+            if bad.any():
+                raise corrupt(path, f"column {column} holds {frame[column][bad].iloc[0]!r}, not bool")
             continue
         values = pd.to_numeric(frame[column], errors="coerce")
         bad = values.isna() & frame[column].notna()

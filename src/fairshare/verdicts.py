@@ -176,9 +176,18 @@ def most(verdicts: Mapping[str, Verdict], what: str = "settings") -> Verdict:
     return Verdict(status, evidence, _open(verdicts) if status == INCONCLUSIVE else "")
 
 
+#: At most this many settings are detailed in a statement's evidence: all when they are this few, else those that do
+#: not match (the scorecard cell stays readable for a statement over 100 budgets).
+DETAILED = 6
+
+
 def _detail(statuses: Sequence[str], verdicts: Mapping[str, Verdict], what: str) -> str:
-    detail = "; ".join(f"{k}: {v.status} {v.evidence}" for k, v in verdicts.items())
-    return f"{counts_text(statuses, what)} ({detail})"
+    shown = list(verdicts.items())
+    if len(shown) > DETAILED:
+        shown = [(k, v) for k, v in shown if v.status != MATCH]
+    more = f"; {len(shown) - DETAILED} more not shown" if len(shown) > DETAILED else ""
+    detail = "; ".join(f"{k}: {v.status} {v.evidence}" for k, v in shown[:DETAILED])
+    return f"{counts_text(statuses, what)}" + (f" ({detail}{more})" if detail else "")
 
 
 def _open(verdicts: Mapping[str, Verdict]) -> str:

@@ -113,6 +113,7 @@ def _run_rows(n: int) -> pd.DataFrame:
             "accuracy": 0.5,
             "loss": 1.0,
             "clients": 3,
+            "collapsed": False,
         }
     )
 
@@ -121,7 +122,7 @@ def test_a_truncated_run_csv_is_one_line_naming_it_and_its_rule(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     path = "results/mmfl/runs/exp1/fedfair/seed0.csv"
     write_checked_csv(path, _run_rows(6))
-    assert read_runs([path], RUN_COLUMNS).shape == (6, 10)
+    assert read_runs([path], RUN_COLUMNS).shape == (6, 11)
     _metadata(tmp_path, path, "mmfl_run")
     text = Path(path).read_text()
     Path(path).write_text(text[: text.index("\n") + 20])  # cut inside the first row, then "touched"

@@ -36,6 +36,7 @@ from fairshare.learning.evaluation import evaluate, to_tensors
 from fairshare.learning.mmfl_policies import POLICIES
 from fairshare.learning.models import build_model
 from fairshare.learning.rounds import run_rounds, settings_hash
+from fairshare.metrics import collapsed
 
 ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (spec §2.2 guard)
 MEMBERS = "members"  # a round row's clients that trained its task; only for the allocation map
@@ -321,7 +322,19 @@ def run_mmfl(
         eligibility,
     )
     _, rows = run_rounds(step, initial, rounds, settings=digest, checkpoint=checkpoint, desc=policy, progress=progress)
+    mark_collapsed(rows, tasks)
     return rows, allocation_map(rows, n_clients, rounds)
+
+
+def mark_collapsed(rows: list[dict], tasks: Sequence[Task]) -> None:
+    """Add ``collapsed`` to every row: whether its task's curve collapsed (:func:`fairshare.metrics.collapsed`, chance
+    being the majority-class share of the task's test samples)."""
+    for s, task in enumerate(tasks):
+        mine = sorted((r for r in rows if r["task"] == s), key=lambda r: r["round"])
+        chance = float(torch.bincount(task.y_test).max()) / max(len(task.y_test), 1)
+        flag = collapsed([r["accuracy"] for r in mine], [r["loss"] for r in mine], chance)
+        for r in mine:
+            r["collapsed"] = flag
 
 
 def allocation_map(rows: list[dict], n_clients: int, rounds: int) -> np.ndarray:

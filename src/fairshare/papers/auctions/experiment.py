@@ -379,6 +379,7 @@ def exp6_job(
     from fairshare.data.partition import mmfl_iid
     from fairshare.learning.mmfl import run_mmfl
     from fairshare.learning.rounds import settings_hash
+    from fairshare.papers.mmfl.experiment import report_collapse
 
     if exp6.local_epochs is not None:
         training = dataclasses.replace(training, local_epochs=exp6.local_epochs)
@@ -427,6 +428,7 @@ def exp6_job(
     frame.insert(0, "seed", seed)
     frame.insert(0, "method", mechanism)
     frame.insert(0, "experiment", "exp6")
+    report_collapse(frame, f"auctions exp6 {mechanism} seed={seed}")
     return frame
 
 

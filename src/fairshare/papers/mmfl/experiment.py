@@ -8,6 +8,7 @@ alpha is a run's parameter and a result column: it acts on ``fedfair`` (Eq. 5's 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ TASK_ROUND_COLUMNS = {
     "accuracy": "float",
     "loss": "float",
     "clients": "int",
+    "collapsed": "bool",  # the task's curve collapsed (fairshare.metrics.collapsed): named in the log and the scorecard
 }
 KEYS = ["experiment", "method", "alpha", "seed"]  # what identifies one training run
 
@@ -273,7 +275,20 @@ def run_job(
     frame = pd.DataFrame(rows)
     for i, key in enumerate(KEYS):
         frame.insert(i, key, getattr(run, key))
+    report_collapse(frame, f"mmfl {run.experiment} {run.method} alpha={run.alpha} seed={run.seed}")
     return frame, alloc
+
+
+def report_collapse(frame: pd.DataFrame, run: str) -> None:
+    """One log line per task of ``run`` whose curve collapsed (the ``collapsed`` column of the run's rows)."""
+    for (task, name), rows in frame[frame.collapsed].groupby(["task", "task_name"]):
+        last = rows.sort_values("round").iloc[-1]
+        print(
+            f"COLLAPSED {run}: task {task} ({name}) loss flat at {last.loss:.4f} over the last rounds, accuracy "
+            f"{last.accuracy:.3f} at chance; its rows are scored with this noted",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _by(frame: pd.DataFrame, keys: list[str]):
