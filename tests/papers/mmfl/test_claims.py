@@ -46,7 +46,7 @@ def _task_runs(exp: str, final: dict, clients: dict, noise: dict | None = None, 
                 for task, (a, n) in enumerate(zip(acc, counts)):
                     rows.append({"experiment": exp, "method": method, "alpha": _alpha(method), "seed": seed, "round": r,
                                  "task": task, "task_name": f"t#{task}", "accuracy": a * r / rounds, "loss": 1.0,
-                                 "clients": n})  # fmt: skip
+                                 "clients": n, "collapsed": False})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -260,7 +260,7 @@ def _sweep(shares_of_task2: list[float], noise: np.ndarray, seeds: int = SEEDS) 
             for task, (acc, part) in enumerate(zip((0.9, 0.8, 0.4), (rest, rest, share))):
                 rows.append({"experiment": "sweep", "method": method, "alpha": alpha, "seed": seed, "round": 1,
                              "task": task, "task_name": f"t#{task}", "accuracy": acc, "loss": 1.0,
-                             "clients": part * 1000})  # fmt: skip
+                             "clients": part * 1000, "collapsed": False})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -281,3 +281,17 @@ def test_exp4_claims(shares, noise, seeds, status):
 def test_exp4_without_random_is_not_run():
     rows = claims._exp4(_sweep([0.3, 0.45, 0.7], QUIET), _exp("sweep", "exp4", ("fedfair",)))
     assert [r.status for r in rows] == ["not run in this profile"]
+
+
+def test_a_collapsed_run_is_named_in_the_note_of_its_experiments_rows():
+    runs = _task_runs("e1", EXP1_FINAL, EXP1_CLIENTS, {"fedfair": QUIET})
+    runs.loc[(runs.method == "random") & (runs.seed == 1) & (runs.task == 2), "collapsed"] = True
+    exp = _exp("e1", "exp1", ("fedfair", "random", "round_robin"))
+    rows = claims._noting_collapses(claims._exp1(runs, _per_round(runs), exp, 3.0, 0.02), runs, [exp])
+    assert all("collapsed runs" in r.note and "e1/random seed 1 t#2" in r.note for r in rows)
+    clean = claims._noting_collapses(
+        claims._exp1(runs.assign(collapsed=False), _per_round(runs), exp, 3.0, 0.02),
+        runs.assign(collapsed=False),
+        [exp],
+    )
+    assert not any("collapsed" in r.note for r in clean)

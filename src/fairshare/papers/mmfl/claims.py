@@ -16,6 +16,7 @@ sweep) the profile did not run gives a "not run in this profile" row.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -410,13 +411,36 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
     role = {r: [e for e in settings.experiments if e.reproduces == r] for r in ARTIFACTS}
     rows = []
     for exp in role["exp1"]:
-        rows += _exp1(runs, per_round, exp, alpha, tol)
+        rows += _noting_collapses(_exp1(runs, per_round, exp, alpha, tol), runs, [exp])
     for exp in role["exp2"]:
-        rows += _exp2(per_round, exp, alpha, exp.name in settings.table2_experiments, tol)
+        rows += _noting_collapses(
+            _exp2(per_round, exp, alpha, exp.name in settings.table2_experiments, tol), runs, [exp]
+        )
     for exp in role["fig4"]:
-        rows += _fig4(per_round, exp, alpha)
+        rows += _noting_collapses(_fig4(per_round, exp, alpha), runs, [exp])
     if role["exp3"]:
-        rows += _exp3(per_round, role["exp3"], alpha)
+        rows += _noting_collapses(_exp3(per_round, role["exp3"], alpha), runs, role["exp3"])
     for exp in role["exp4"]:
-        rows += _exp4(runs, exp)
+        rows += _noting_collapses(_exp4(runs, exp), runs, [exp])
     return rows
+
+
+def collapsed_runs(runs: pd.DataFrame, experiments: list[Experiment]) -> list[str]:
+    """The runs of ``experiments`` with a collapsed task (``collapsed`` column: fairshare.metrics.collapsed)."""
+    mine = runs[runs.experiment.isin([e.name for e in experiments]) & runs.collapsed.astype(bool)]
+    keys = mine[["experiment", "method", "alpha", "seed", "task_name"]].drop_duplicates()
+    return [
+        f"{r.experiment}/{NAMES.get(r.method, r.method)}"
+        + ("" if pd.isna(r.alpha) else f" alpha={r.alpha:g}")
+        + f" seed {r.seed} {r.task_name}"
+        for r in keys.itertuples()
+    ]
+
+
+def _noting_collapses(rows: list[Claim], runs: pd.DataFrame, experiments: list[Experiment]) -> list[Claim]:
+    """The rows of ``experiments``, each noting the runs whose model collapsed (they are scored, never silently)."""
+    names = collapsed_runs(runs, experiments)
+    if not names:
+        return rows
+    text = f"collapsed runs (loss flat at chance) scored here: {', '.join(names)}"
+    return [dataclasses.replace(r, note=f"{r.note}; {text}" if r.note else text) for r in rows]
