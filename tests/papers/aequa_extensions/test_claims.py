@@ -1,4 +1,7 @@
-"""The extensions' claims say "differs" when the results contradict the paper's statement."""
+"""The extensions' claims say "differs" when the results contradict the paper's statement.
+
+Each value stands for three seeds with the same small jitter (a seed effect every method shares), so the paired
+differences are clear; tests/papers/aequa_extensions/test_claims_verdicts.py feeds noisy seeds and one seed."""
 
 from __future__ import annotations
 
@@ -9,6 +12,8 @@ import pytest
 from fairshare.papers.aequa.settings import ExtensionSettings
 from fairshare.papers.aequa_extensions.claims import claims
 from tests.conftest import REPO
+
+JITTER = {0: 0.0, 1: 0.002, 2: -0.001}  # seed -> offset added to every method's value
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +26,11 @@ def settings() -> ExtensionSettings:
 
 def _participation(rho: dict, acc: dict) -> pd.DataFrame:
     return pd.DataFrame(
-        [{"dataset": "digits", "method": m, "seed": 0, "accuracy": acc[m], "pearson": rho[m]} for m in rho]
+        [
+            {"dataset": "digits", "method": m, "seed": seed, "accuracy": acc[m] + e, "pearson": rho[m] + e}
+            for m in rho
+            for seed, e in JITTER.items()
+        ]
     )
 
 
@@ -42,13 +51,14 @@ def _rounds(rho: dict, held: float = 0.5) -> dict[str, pd.DataFrame]:
             "dataset": "digits",
             "partition": "homogeneous",
             "method": m,
-            "seed": 0,
+            "seed": seed,
             "round": r,
             "metric": "pearson",
-            "value": v,
+            "value": v + e,
         }
         for m, v in rho.items()
         for r in (1, 2)
+        for seed, e in JITTER.items()
     ]
     widths = [
         {"dataset": "digits", "partition": "homogeneous", "method": m, "seed": 0, "pearson_width": held}
@@ -75,13 +85,14 @@ def test_scale_claims_compare_aequa_with_fedavg_ft(settings):
         keys = ("accuracy", "pearson", "cgs")
         return pd.DataFrame(
             [
-                {"method": m, "seed": 0, "clients": 30, **dict(zip(keys, v))}
+                {"method": m, "seed": seed, "clients": 30, **{k: x + e for k, x in zip(keys, v)}}
                 for m, v in (("aequa", aequa), ("fedavg_ft", fedavg))
+                for seed, e in JITTER.items()
             ]
         )
 
     assert [r.status for r in claims({"scale": tidy((0.8, 0.9, 0.01), (0.7, 0.2, 0.05))}, settings)] == ["match"] * 3
-    assert [r.status for r in claims({"scale": tidy((0.7, 0.1, 0.06), (0.7, 0.2, 0.05))}, settings)] == ["differs"] * 3
+    assert [r.status for r in claims({"scale": tidy((0.6, 0.1, 0.06), (0.7, 0.2, 0.05))}, settings)] == ["differs"] * 3
     assert (
         claims({"scale": tidy((0.8, 0.5, 0.01), (0.7, np.nan, 0.05))}, settings)[1].status == "match"
     )  # NaN (identical rewards) ranks last

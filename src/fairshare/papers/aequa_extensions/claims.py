@@ -1,8 +1,13 @@
 """Claims of the Aequa extensions (Sec. 6.4-6.6), each tested as the paper states it on this run's tidy results.
 
-Values are means over seeds; NaN (identical rewards) ranks last. The per-round overhead of Sec. 6.6 is a timing of
-this machine (``timings/aequa/scale_overhead.md``), not a claim: its printed number is lost, and "Aequa under 2x
-FedAvg" cannot fail (a sub-width pass costs less than a full one).
+Every statement compares methods, so it is made per seed and decided over seeds (:mod:`fairshare.verdicts`, issue
+26): a ranking ("Aequa highest", "IAFL second", "above every baseline") is the set of pairwise comparisons it implies,
+each a paired ``higher`` (``lower`` for CGS) over seeds, all required (``every``). A NaN Pearson correlation
+(identical rewards) ranks last on its seed (:data:`fairshare.papers.aequa.claims_seeds.NAN_PEARSON`). The
+``reproduced`` text keeps the seed means. With one seed (the default profile's ``extension_seeds`` before it becomes
+3) every row is inconclusive. The per-round overhead of Sec. 6.6 is a timing of this machine
+(``timings/aequa/scale_overhead.md``), not a claim: its printed number is lost, and "Aequa under 2x FedAvg" cannot
+fail (a sub-width pass costs less than a full one).
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fairshare import verdicts as v
+from fairshare.papers.aequa.claims_seeds import Seeds, placed, seed_mean, seed_values
 from fairshare.papers.aequa.settings import ExtensionSettings
 from fairshare.papers.aequa.tables import BASELINES
 from fairshare.papers.aequa_extensions.experiment import LABELS, PARTICIPATION_METHODS, TRAINING_TIME_METHODS
@@ -21,109 +28,108 @@ from fairshare.report import Claim
 PAPER = "aequa"
 
 
-def _ranking(values: dict[str, float]) -> list[str]:
-    """Methods by decreasing value, NaN last."""
-    return sorted(values, key=lambda m: -np.nan_to_num(values[m], nan=-np.inf))
+def _seeds(frame: pd.DataFrame, column: str) -> dict[str, dict[object, float]]:
+    """method -> seed -> ``column`` of one setting's rows (NaN Pearson ranks last)."""
+    pearson = column == "pearson"
+    return {m: seed_values(dict(zip(g.seed, g[column])), pearson) for m, g in frame.groupby("method")}
 
 
-def _listing(values: dict[str, float], order: list[str]) -> str:
-    return ", ".join(f"{LABELS[m]} {values[m]:.3f}" for m in order)
+def _listing(values: Mapping[str, Seeds], raw: Mapping[str, Seeds] | None = None) -> str:
+    """Methods by decreasing seed mean (NaN last), with the means of ``raw`` (default ``values``)."""
+    means = {m: seed_mean((raw or values)[m]) for m in values}
+    order = sorted(means, key=lambda m: -np.nan_to_num(means[m], nan=-np.inf))
+    return "seed means: " + ", ".join(f"{LABELS[m]} {means[m]:.3f}" for m in order)
 
 
 def _participation_claims(tidy: pd.DataFrame, datasets: list[str], rate_range: list[float]) -> list[Claim]:
     """Table 3 / Fig. 2: Aequa is best on accuracy and on Pearson(rate, reward); IAFL second on Pearson."""
-    means = tidy.groupby(["dataset", "method"])[["accuracy", "pearson"]].mean()
     rows = []
     for d in datasets:
-        present = [m for m in PARTICIPATION_METHODS if (d, m) in means.index]
-        if "aequa" not in present:
+        mine = tidy[(tidy.dataset == d) & tidy.method.isin(PARTICIPATION_METHODS)]
+        rho, acc = _seeds(mine, "pearson"), _seeds(mine, "accuracy")
+        if "aequa" not in rho:
             continue
-        rho = {m: float(means.loc[(d, m), "pearson"]) for m in present}
-        acc = {m: float(means.loc[(d, m), "accuracy"]) for m in present}
-        by_rho, by_acc = _ranking(rho), _ranking(acc)
+        raw = {m: dict(zip(g.seed, g.pearson)) for m, g in mine.groupby("method")}
         rows.append(
-            Claim.statement(
+            Claim.comparison(
                 paper=PAPER,
                 artifact="Table 3, Fig. 2",
                 claim=f"{d}: Aequa's rewards correlate with participation rates more than every baseline's",
                 paper_states="Aequa attains the highest Pearson correlation with participation rates (Table 3, Fig. 2)",
-                reproduced=_listing(rho, by_rho),
-                holds=by_rho[0] == "aequa" and not any(rho[m] >= rho["aequa"] for m in present if m != "aequa"),
-                note=f"rates evenly spaced in {rate_range}; {tidy.seed.nunique()} seed(s)",
+                reproduced=_listing(rho, raw),
+                verdict=placed("aequa", rho),
+                note=f"rates evenly spaced in {rate_range}; {mine.seed.nunique()} seed(s)",
             )
         )
-        if "iafl" in present:
+        if "iafl" in rho:
             rows.append(
-                Claim.statement(
+                Claim.comparison(
                     paper=PAPER,
                     artifact="Table 3",
                     claim=f"{d}: IAFL is second on Pearson correlation with participation rates",
                     paper_states="IAFL is second-best, trailing Aequa by a clear margin (Table 3)",
-                    reproduced=_listing(rho, by_rho),
-                    holds=by_rho[:2] == ["aequa", "iafl"],
+                    reproduced=_listing(rho, raw),
+                    verdict=placed("iafl", rho, above=["aequa"]),
                 )
             )
         rows.append(
-            Claim.statement(
+            Claim.comparison(
                 paper=PAPER,
                 artifact="Table 3",
                 claim=f"{d}: Aequa's global accuracy is the highest under partial participation",
                 paper_states="Aequa is best on accuracy as well as on Pearson correlation (Table 3)",
-                reproduced=_listing(acc, by_acc),
-                holds=not any(acc[m] >= acc["aequa"] for m in present if m != "aequa"),
+                reproduced=_listing(acc),
+                verdict=placed("aequa", acc),
             )
         )
     return rows
 
 
 def _training_time_claims(tidy: pd.DataFrame, final_widths: pd.DataFrame) -> list[Claim]:
-    """Figs 3-4 (final round): post-training Aequa first, Aequa+CGSV second, Aequa+ShapFed comparable (above every
-    baseline) on Pearson correlation."""
-    final = tidy[tidy["round"] == tidy.groupby(["dataset", "partition", "method", "seed"])["round"].transform("max")]
-    means = final.groupby(["dataset", "partition", "method", "metric"]).value.mean()
+    """Figs 3-4 (final round of each seed): post-training Aequa first, Aequa+CGSV second, Aequa+ShapFed comparable
+    (above every baseline) on Pearson correlation."""
+    last = tidy.groupby(["dataset", "partition", "method", "seed"])["round"].transform("max")
+    final = tidy[(tidy["round"] == last) & (tidy.metric == "pearson") & tidy.method.isin(TRAINING_TIME_METHODS)]
     rows = []
-    for d, p in sorted({(d, p) for d, p, _, _ in means.index}):
-        rho = {
-            m: float(means.get((d, p, m, "pearson"), np.nan))
-            for m in TRAINING_TIME_METHODS
-            if (d, p, m, "pearson") in means.index
-        }
-        ranking = _ranking(rho)
-        reproduced = "final-round ρ: " + _listing(rho, ranking)
+    for (d, p), setting in final.groupby(["dataset", "partition"]):
+        rho = _seeds(setting.rename(columns={"value": "pearson"}), "pearson")
+        raw = {m: dict(zip(g.seed, g.value)) for m, g in setting.groupby("method")}
+        reproduced = "final-round ρ, " + _listing(rho, raw)
         if "aequa" in rho:
             rows.append(
-                Claim.statement(
+                Claim.comparison(
                     paper=PAPER,
                     artifact="Figs 3-4",
                     claim=f"{d}/{p}: post-training Aequa has the highest Pearson correlation",
                     paper_states="Aequa best (Figs 3-4)",
                     reproduced=reproduced,
-                    holds=ranking[0] == "aequa",
+                    verdict=placed("aequa", rho),
                 )
             )
-        baselines = [m for m in BASELINES if m in rho]
         if "aequa_cgsv" in rho:
-            place = 1 if "aequa" in rho else 0
             rows.append(
-                Claim.statement(
+                Claim.comparison(
                     paper=PAPER,
                     artifact="Figs 3-4",
                     claim=f"{d}/{p}: training-time Aequa+CGSV is second on Pearson correlation (after post-training Aequa)",
                     paper_states="Aequa+CGSV second in both settings (Figs 3-4)",
                     reproduced=reproduced,
-                    holds=ranking.index("aequa_cgsv") == place,
+                    verdict=placed("aequa_cgsv", rho, above=[m for m in ("aequa",) if m in rho]),
                     note=_held_width_note(final_widths, d, p, "aequa_cgsv"),
                 )
             )
         if "aequa_shapfed" in rho:
+            baselines = {m: rho[m] for m in BASELINES if m in rho}
             rows.append(
-                Claim.statement(
+                Claim.comparison(
                     paper=PAPER,
                     artifact="Figs 3-4",
                     claim=f"{d}/{p}: training-time Aequa+ShapFed is comparable to Aequa+CGSV: above every baseline on Pearson correlation",
                     paper_states="Aequa+ShapFed comparable (Figs 3-4)",
                     reproduced=reproduced,
-                    holds=bool(baselines) and all(ranking.index("aequa_shapfed") < ranking.index(b) for b in baselines),
+                    verdict=placed("aequa_shapfed", {"aequa_shapfed": rho["aequa_shapfed"], **baselines})
+                    if baselines
+                    else v.not_run("no baseline ran in this setting"),
                     note=_held_width_note(final_widths, d, p, "aequa_shapfed"),
                 )
             )
@@ -139,39 +145,40 @@ def _held_width_note(final_widths: pd.DataFrame, d: str, p: str, method: str) ->
 
 def _scale_claims(tidy: pd.DataFrame) -> list[Claim]:
     """Table 4 / Sec. 6.6: at scale Aequa improves accuracy over FedAvg and has a higher Pearson correlation and a lower
-    CGS than FedAvg-FT."""
-    means = tidy.groupby("method")[["accuracy", "pearson", "cgs"]].mean()
+    CGS than FedAvg-FT, each paired over seeds."""
     clients = f"{int(tidy.clients.iloc[0])} clients" if len(tidy) else "no runs"
+    pair = tidy[tidy.method.isin(["aequa", "fedavg_ft"])]
 
-    def get(method: str, metric: str) -> float:
-        return float(means.loc[method, metric]) if method in means.index else np.nan
+    def row(metric: str, claim: str, paper_states: str, lower: bool = False) -> Claim:
+        values = _seeds(pair, metric)
+        raw = {m: dict(zip(g.seed, g[metric])) for m, g in pair.groupby("method")}
+        means = {m: seed_mean(raw.get(m, {})) for m in ("aequa", "fedavg_ft")}
+        iv = v.paired(values.get("aequa", {}), values.get("fedavg_ft", {}))
+        return Claim.comparison(
+            paper=PAPER,
+            artifact="Table 4",
+            claim=claim,
+            paper_states=paper_states,
+            reproduced=f"seed means: Aequa {means['aequa']:.3f}, FedAvg-FT {means['fedavg_ft']:.3f}; {clients}",
+            verdict=v.lower(iv) if lower else v.higher(iv),
+        )
 
-    pairs = {m: (get("aequa", m), get("fedavg_ft", m)) for m in ("accuracy", "pearson", "cgs")}
-    text = {m: f"Aequa {a:.3f}, FedAvg-FT {f:.3f}; {clients}" for m, (a, f) in pairs.items()}
     return [
-        Claim.statement(
-            paper=PAPER,
-            artifact="Table 4",
-            claim="at scale, Aequa's global accuracy is above FedAvg's",
-            paper_states="Aequa improves test accuracy by [lost] pp (Table 4)",
-            reproduced=text["accuracy"],
-            holds=bool(pairs["accuracy"][0] > pairs["accuracy"][1]),
+        row(
+            "accuracy",
+            "at scale, Aequa's global accuracy is above FedAvg's",
+            "Aequa improves test accuracy by [lost] pp (Table 4)",
         ),
-        Claim.statement(
-            paper=PAPER,
-            artifact="Table 4",
-            claim="at scale, Aequa's Pearson correlation is above FedAvg-FT's",
-            paper_states="Aequa: Pearson correlation of [lost] (Table 4)",
-            reproduced=text["pearson"],
-            holds=bool(pairs["pearson"][0] > np.nan_to_num(pairs["pearson"][1], nan=-np.inf)),
+        row(
+            "pearson",
+            "at scale, Aequa's Pearson correlation is above FedAvg-FT's",
+            "Aequa: Pearson correlation of [lost] (Table 4)",
         ),
-        Claim.statement(
-            paper=PAPER,
-            artifact="Table 4",
-            claim="at scale, Aequa's collaboration gain spread is below FedAvg-FT's",
-            paper_states="Aequa: CGS of [lost] (Table 4)",
-            reproduced=text["cgs"],
-            holds=bool(pairs["cgs"][0] < pairs["cgs"][1]),
+        row(
+            "cgs",
+            "at scale, Aequa's collaboration gain spread is below FedAvg-FT's",
+            "Aequa: CGS of [lost] (Table 4)",
+            lower=True,
         ),
     ]
 

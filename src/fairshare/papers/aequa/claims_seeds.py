@@ -1,0 +1,60 @@
+"""Per-seed comparisons shared by Aequa's claims and its extensions' claims (docs/verdicts.md, issue 26).
+
+A method comparison is made seed by seed (the same seed trains every method of a setting on the same split) and
+decided by :mod:`fairshare.verdicts` on the interval of the paired differences, never on a difference of seed means.
+A ranking statement ("Aequa highest", "IAFL second") is the set of pairwise comparisons it implies, all required.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from fairshare import verdicts as v
+
+# A NaN Pearson correlation means identical rewards for every client (a constant input). The tables never let NaN
+# win and the claims before issue 26 counted a NaN method as beaten; per seed that is kept by giving NaN the lowest
+# value a correlation can take, so it ranks last on that seed (a tie only with a correlation of exactly -1).
+NAN_PEARSON = -1.0
+
+Seeds = Mapping[object, float]  # seed -> value
+
+
+def seed_values(values: pd.Series | Seeds, pearson: bool) -> dict[object, float]:
+    """``seed -> value`` of one method in one setting; for a Pearson metric NaN becomes :data:`NAN_PEARSON`."""
+    out = {seed: float(x) for seed, x in dict(values).items()}
+    return {s: NAN_PEARSON if pearson and math.isnan(x) else x for s, x in out.items()}
+
+
+def seed_mean(values: Seeds) -> float:
+    """The mean over seeds that the tables print (NaN seeds left out, as pandas does), for readable text only."""
+    finite = [x for x in values.values() if not math.isnan(x)]
+    return sum(finite) / len(finite) if finite else math.nan
+
+
+def placed(
+    method: str, values: Mapping[str, Seeds], above: Sequence[str] = (), lower_is_better: bool = False
+) -> v.Verdict:
+    """``method`` ranks right after ``above`` among ``values`` (method -> seed -> value): each method of ``above`` is
+    better than it and it is better than every other method, each pair decided over seeds (``higher``, or ``lower``
+    for a metric where lower is better, the pair then written "a < b"); the pairs combined with ``every``."""
+    better, sign = (v.lower, "<") if lower_is_better else (v.higher, ">")
+    pairs = {f"{a} {sign} {method}": better(v.paired(values[a], values[method])) for a in above}
+    pairs |= {
+        f"{method} {sign} {b}": better(v.paired(values[method], values[b]))
+        for b in values
+        if b != method and b not in above
+    }
+    return v.every(pairs, "pairs")
+
+
+def open_settings(verdicts: Mapping[str, v.Verdict]) -> str:
+    """The settings a statement over settings does not match in, by status (for a row's note)."""
+    parts = [
+        f"{status} in: " + ", ".join(k for k, x in verdicts.items() if x.status == status)
+        for status in (v.DIFFERS, v.INCONCLUSIVE)
+        if any(x.status == status for x in verdicts.values())
+    ]
+    return "; ".join(parts) or "every setting matches"
