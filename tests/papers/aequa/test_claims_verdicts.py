@@ -86,10 +86,11 @@ def test_a_baseline_nan_on_some_seeds_counts_as_beaten_there():
     values = _metric("pearson", 0.9)
     values[("digits", "qskew", "cgsv", "pearson")] = np.array([np.nan, -0.5, -0.6, np.nan])
     row = C._pearson_highest(_runs(values), SETTINGS)
-    assert row.status == "match" and "+1.9000" in row.interval  # 0.9 - (-1) on seed 0
-    # NaN as -1 is a large difference on its seeds: beside small differences it widens the interval
-    values[("digits", "qskew", "cgsv", "pearson")] = np.array([np.nan, 0.4, 0.4, np.nan])
-    assert C._pearson_highest(_runs(values), SETTINGS).status == "inconclusive"
+    assert row.status == "match" and "+0.9000" in row.interval  # 0.9 - 0 on seed 0
+    # a NaN Aequa is no correlation too: it loses to a baseline's positive correlation
+    values[("digits", "qskew", "aequa", "pearson")] = np.array([np.nan] * 4)
+    values[("digits", "qskew", "cgsv", "pearson")] = np.array([0.5, 0.52, 0.48, 0.51])
+    assert C._pearson_highest(_runs(values), SETTINGS).status == "differs"
 
 
 def test_accuracy_needs_only_cgsv_and_iafl_below_aequa():

@@ -14,10 +14,11 @@ import pandas as pd
 
 from fairshare import verdicts as v
 
-# A NaN Pearson correlation means identical rewards for every client (a constant input). The tables never let NaN
-# win and the claims before issue 26 counted a NaN method as beaten; per seed that is kept by giving NaN the lowest
-# value a correlation can take, so it ranks last on that seed (a tie only with a correlation of exactly -1).
-NAN_PEARSON = -1.0
+# A NaN Pearson correlation means identical rewards for every client (a constant input): the reward carries no
+# information about the contribution, so on its seed it counts as no correlation, 0 (not as -1, an anti-correlation
+# no method showed, which would also inflate the seed-to-seed spread). A NaN method thus loses to any positive
+# correlation on that seed, as the claims before issue 26 counted it beaten. Chosen before any run of issue 26.
+NAN_PEARSON = 0.0
 
 Seeds = Mapping[object, float]  # seed -> value
 
