@@ -103,7 +103,9 @@ def test_jobs_hand_precision_and_chunk_to_the_engine(monkeypatch):
 
     def fake_run_mmfl(tasks, **kwargs):
         seen.append(({t.settings.precision for t in tasks}, kwargs["chunk"], {t.fidelity for t in tasks}))
-        return [{"round": 1, "task": 0, "task_name": "t", "accuracy": 0.5, "loss": 1.0, "clients": 1, "collapsed": False}], None
+        return [
+            {"round": 1, "task": 0, "task_name": "t", "accuracy": 0.5, "loss": 1.0, "clients": 1, "collapsed": False}
+        ], None
 
     monkeypatch.setattr("fairshare.learning.mmfl.run_mmfl", fake_run_mmfl)
     datasets = {n: build_dataset(n, rng=seeding.generator(0, "dataset")) for n in ("digits", "synthetic")}
