@@ -188,6 +188,81 @@ def summarize(card: pd.DataFrame) -> dict:
     }
 
 
+#: The papers whose rows compare training results (or seed-dependent simulations): their claims are judged over seeds.
+TRAINING_PAPERS = ("mmfl", "auctions", "aequa", "aequa_extensions")
+ROW_KEY = ["paper", "artifact", "claim"]
+NOT_RUN_HERE = "not run here"
+
+
+def training_verdicts(card: pd.DataFrame) -> pd.DataFrame:
+    """The statement rows (kind ``claim``) of the training papers: the row key and its status, one profile's column
+    of the verdict table (:func:`verdict_table`)."""
+    rows = card[card["paper"].isin(TRAINING_PAPERS) & (card["kind"] == "claim")]
+    return rows[[*ROW_KEY, "status"]].reset_index(drop=True)
+
+
+def verdict_table(columns: dict[str, pd.DataFrame | None]) -> pd.DataFrame:
+    """One row per training statement, one column per profile (its verdicts from :func:`training_verdicts`, or None:
+    "not run here"); a statement a profile has no row for reads "-". Rows in order of first appearance."""
+    known = [frame for frame in columns.values() if frame is not None]
+    keys = pd.concat([f[ROW_KEY] for f in known], ignore_index=True).drop_duplicates() if known else None
+    table = (keys if keys is not None else pd.DataFrame(columns=ROW_KEY)).reset_index(drop=True)
+    for profile, frame in columns.items():
+        if frame is None:
+            table[profile] = NOT_RUN_HERE
+            continue
+        status = frame.drop_duplicates(ROW_KEY).set_index(ROW_KEY)["status"]
+        table[profile] = [status.get(tuple(k), "-") for k in table[ROW_KEY].itertuples(index=False)]
+    return table
+
+
+def verdict_table_markdown(table: pd.DataFrame) -> str:
+    """The verdict table as Markdown, with each profile's counts per status first."""
+    profiles = [c for c in table.columns if c not in ROW_KEY]
+    lines = ["| status | " + " | ".join(profiles) + " |", "|---|" + "---|" * len(profiles)]
+    for status in ("match", "differs", "inconclusive", "not run in this profile"):
+        lines.append(f"| {status} | " + " | ".join(str(int((table[p] == status).sum())) for p in profiles) + " |")
+    lines += ["", "| " + " | ".join([*ROW_KEY, *profiles]) + " |", "|" + "---|" * (len(ROW_KEY) + len(profiles))]
+    for row in table.itertuples(index=False):
+        lines.append("| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+STATUS_COLOURS = {"match": "#d9f2d9", "differs": "#f8d7d7", "inconclusive": "#fff3cd"}
+
+
+def verdict_table_html(table: pd.DataFrame) -> str:
+    """The verdict table as a self-contained HTML page (no script, no external file), a cell coloured by status."""
+    import html
+
+    profiles = [c for c in table.columns if c not in ROW_KEY]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    counts = "".join(
+        f"<tr><td colspan='{len(ROW_KEY)}'>{s}</td>"
+        + "".join(f"<td>{int((table[p] == s).sum())}</td>" for p in profiles)
+        + "</tr>"
+        for s in ("match", "differs", "inconclusive")
+    )
+    body = []
+    for row in table.itertuples(index=False):
+        cells = [f"<td>{html.escape(str(v))}</td>" for v in row[: len(ROW_KEY)]]
+        cells += [
+            f"<td style='background:{STATUS_COLOURS.get(str(v), '#ffffff')}'>{html.escape(str(v))}</td>"
+            for v in row[len(ROW_KEY) :]
+        ]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Verdicts by profile</title><style>"
+        "body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}</style></head><body>"
+        "<h3>Training statements: the verdict on each profile</h3>"
+        "<p>match / differs: the paper's direction holds / the opposite holds beyond the seed-to-seed uncertainty "
+        "(95% t interval of the per-seed differences); inconclusive: the interval does not settle it or too few "
+        "seeds ran (docs/verdicts.md). '-': the profile has no such row.</p>"
+        f"<table><tr>{head}</tr>{counts}</table><br><table><tr>{head}</tr>{''.join(body)}</table></body></html>\n"
+    )
+
+
 def to_markdown(card: pd.DataFrame, summary: dict, profile: str) -> str:
     lines = [f"# Reproduction scorecard (profile: {profile})", ""]
     lines.append("| paper | " + " | ".join(STATUSES) + " |")

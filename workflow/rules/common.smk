@@ -38,6 +38,20 @@ def _as_list(output):
 METRICS_DIR = "metrics" if config["profile"] == "default" else f"results/metrics/{config['profile']}"
 METRICS = f"{METRICS_DIR}/summary.json"
 PAPERS = sorted({e["paper"] for e in MANIFEST} - {"report", "partitions"})
+# Each profile's column of the verdict table (one row per training statement): git tracks the default profile's and
+# the committed snapshots of the others under metrics/verdicts/ (README "Verdicts by profile").
+VERDICTS = "metrics/verdicts/default.csv" if config["profile"] == "default" else f"{METRICS_DIR}/verdicts.csv"
+VERDICT_PROFILES = ["test", "default", "cpu_scale"]  # the CPU profiles; the paper profile's column: not run here
+
+
+def verdict_columns(wildcards, input):
+    """PROFILE=CSV arguments of `fairshare report verdict-table`: this run's verdicts for its own profile, the
+    committed snapshot for each other CPU profile (none yet: not run here), and the paper profile not run here."""
+    columns = []
+    for profile in VERDICT_PROFILES:
+        path = input.own if profile == config["profile"] else f"metrics/verdicts/{profile}.csv"
+        columns.append(f"{profile}={path}" if Path(path).is_file() or path == input.own else f"{profile}=")
+    return " ".join(columns + ["paper-scale="])
 
 
 def profile_path(path):

@@ -49,13 +49,38 @@ rule scorecard:
         md="results/scorecard.md",
         metrics=METRICS,
         paper_metrics=[f"{METRICS_DIR}/papers/{paper}.json" for paper in PAPERS],
+        verdicts=VERDICTS,
     log:
         "logs/report/scorecard.log",
     params:
         cfg=lambda w: cfg_json("profile", "smoke"),
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
-        " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --cfg {params.cfg} > {log} 2>&1"
+        " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --verdicts {output.verdicts}"
+        " --cfg {params.cfg} > {log} 2>&1"
+
+
+rule verdict_table:
+    """One row per training statement, its verdict on the test, default and CPU-scale profiles side by side (this
+    run's own column from this run) and the paper profile's column "not run here"."""
+    input:
+        own=VERDICTS,
+        snapshots=[
+            f"metrics/verdicts/{p}.csv"
+            for p in VERDICT_PROFILES
+            if p != config["profile"] and Path(f"metrics/verdicts/{p}.csv").is_file()
+        ],
+    output:
+        md="results/verdict_table.md",
+        html=report(
+            "results/verdict_table.html", category="0 scorecard", labels={"table": "verdicts by profile"}
+        ),
+    log:
+        "logs/report/verdict_table.log",
+    params:
+        columns=verdict_columns,
+    shell:
+        "fairshare report verdict-table {params.columns} --markdown {output.md} --html {output.html} > {log} 2>&1"
 
 
 rule html_report:
@@ -63,6 +88,7 @@ rule html_report:
     killed while writing it leaves it incomplete, and the next run rebuilds it."""
     input:
         scorecard=rules.scorecard.output.csv,
+        verdicts=rules.verdict_table.output.html,
     output:
         "results/report.html",
     log:
@@ -75,4 +101,4 @@ rule html_report:
             else ""
         ),
     shell:
-        "snakemake {input.scorecard} --nolock --report {output} {params.configfiles} > {log} 2>&1"
+        "snakemake {input.scorecard} {input.verdicts} --nolock --report {output} {params.configfiles} > {log} 2>&1"

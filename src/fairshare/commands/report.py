@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from fairshare import report
-from fairshare.commands._shared import cfg_argument, section
+from fairshare.commands._shared import CommandError, cfg_argument, section
 from fairshare.io import write_csv, write_json, write_text
 
 GROUP = "report"
@@ -20,8 +20,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", required=True)
     p.add_argument("--metrics", required=True, help="DVC metrics: counts per status over every row")
     p.add_argument("--paper-metrics", nargs="*", default=[], help="DVC metrics per paper: <dir>/<paper>.json each")
+    p.add_argument("--verdicts", required=True, help="this profile's column of the verdict table (CSV)")
     cfg_argument(p)
     p.set_defaults(func=scorecard)
+
+    p = sub.add_parser("verdict-table", help="one row per training statement, its verdict on each profile side by side")
+    p.add_argument(
+        "columns",
+        nargs="+",
+        metavar="PROFILE=CSV",
+        help="a profile and its verdicts CSV (written by `report scorecard --verdicts`); PROFILE= alone: not run here",
+    )
+    p.add_argument("--markdown", required=True)
+    p.add_argument("--html", required=True)
+    p.set_defaults(func=verdict_table)
 
 
 def scorecard(args: argparse.Namespace) -> None:
@@ -33,6 +45,21 @@ def scorecard(args: argparse.Namespace) -> None:
     write_text(args.markdown, report.to_markdown(card, summary, section(args, "profile")))
     # One small flat file per row of `dvc metrics show`: the totals, then each paper.
     write_json(args.metrics, {"rows": summary["rows"], **summary["by_status"]})
+    write_csv(args.verdicts, report.training_verdicts(card))
     for path in args.paper_metrics:
         paper = Path(path).stem
         write_json(path, summary["papers"].get(paper, {s: 0 for s in report.STATUSES}))
+
+
+def verdict_table(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    columns = {}
+    for spec in args.columns:
+        profile, sep, path = spec.partition("=")
+        if not sep or not profile:
+            raise CommandError(f"verdict-table: {spec!r} is not PROFILE=CSV (or PROFILE= for a profile not run here)")
+        columns[profile] = pd.read_csv(path, dtype=str, keep_default_na=False) if path else None
+    table = report.verdict_table(columns)
+    write_text(args.markdown, report.verdict_table_markdown(table))
+    write_text(args.html, report.verdict_table_html(table))
