@@ -36,3 +36,27 @@ def test_a_claims_file_round_trips_and_another_shape_is_refused(tmp_path):
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     with pytest.raises(CorruptFileError, match="other.csv is malformed"):
         read_claims(tmp_path / "other.csv")
+
+
+def test_known_reasons_are_appended_only_to_rows_that_do_not_match():
+    import pandas as pd
+
+    from pathlib import Path
+
+    import yaml
+
+    from fairshare import report
+
+    card = pd.DataFrame(
+        {
+            "paper": ["mmfl", "mmfl", "mmfl", "auctions"],
+            "claim": ["Variance falls (exp2)", "Variance falls (exp3)", "Variance falls (exp4)", "Variance falls"],
+            "status": ["differs", "inconclusive", "match", "differs"],
+            "note": ["", "inconclusive: seed noise", "", ""],
+        }
+    )
+    out = report.with_reasons(card, [{"paper": "mmfl", "claim": "Variance falls", "reason": "scale"}])
+    assert list(out.note) == ["known reason: scale", "inconclusive: seed noise; known reason: scale", "", ""]
+    assert list(out.status) == list(card.status)
+    entries = yaml.safe_load(Path("workflow/known_reasons.yaml").read_text())
+    assert entries and all(set(e) == {"paper", "claim", "reason"} for e in entries)

@@ -174,6 +174,18 @@ def mark_smoke(card: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def with_reasons(card: pd.DataFrame, reasons: Sequence[dict]) -> pd.DataFrame:
+    """``card`` with "known reason: ..." appended to the note of each ``differs`` or ``inconclusive`` row whose paper
+    and claim start as a ``reasons`` entry (workflow/known_reasons.yaml) gives. Statuses are left as computed."""
+    out = card.copy()
+    open_rows = out["status"].isin(["differs", "inconclusive"])
+    for entry in reasons:
+        hit = open_rows & (out["paper"] == entry["paper"]) & out["claim"].str.startswith(entry["claim"])
+        text = f"known reason: {entry['reason']}"
+        out.loc[hit, "note"] = [f"{n}; {text}" if n else text for n in out.loc[hit, "note"]]
+    return out
+
+
 def summarize(card: pd.DataFrame) -> dict:
     """Counts per status, overall, per paper and per kind (the DVC metrics)."""
 

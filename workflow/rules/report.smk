@@ -44,6 +44,7 @@ rule scorecard:
         claims=claims_files(),
         claims_check=[check_file(p) for p in claims_files()],
         report_items=report_items(),
+        reasons="workflow/known_reasons.yaml",
     output:
         csv=report("results/scorecard.csv", category="0 scorecard", labels={"table": "scorecard (CSV)"}),
         md="results/scorecard.md",
@@ -57,6 +58,7 @@ rule scorecard:
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
         " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --verdicts {output.verdicts}"
+        " --reasons {input.reasons}"
         " --cfg {params.cfg} > {log} 2>&1"
 
 

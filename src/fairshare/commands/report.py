@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--metrics", required=True, help="DVC metrics: counts per status over every row")
     p.add_argument("--paper-metrics", nargs="*", default=[], help="DVC metrics per paper: <dir>/<paper>.json each")
     p.add_argument("--verdicts", required=True, help="this profile's column of the verdict table (CSV)")
+    p.add_argument("--reasons", help="known reasons of rows that do not match (YAML list: paper, claim, reason)")
     cfg_argument(p)
     p.set_defaults(func=scorecard)
 
@@ -38,6 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def scorecard(args: argparse.Namespace) -> None:
     card = report.collect_claims(args.claims)
+    if args.reasons:
+        import yaml
+
+        card = report.with_reasons(card, yaml.safe_load(Path(args.reasons).read_text()) or [])
     if section(args, "smoke"):
         card = report.mark_smoke(card)
     summary = report.summarize(card)
