@@ -60,3 +60,29 @@ def test_known_reasons_are_appended_only_to_rows_that_do_not_match():
     assert list(out.status) == list(card.status)
     entries = yaml.safe_load(Path("workflow/known_reasons.yaml").read_text())
     assert entries and all(set(e) == {"paper", "claim", "reason"} for e in entries)
+
+
+def test_the_verdict_table_puts_each_profiles_verdict_side_by_side():
+    import pandas as pd
+
+    from fairshare import report
+
+    card = pd.DataFrame(
+        {
+            "paper": ["mmfl", "mmfl", "model_sharing", "aequa"],
+            "artifact": ["Figure 2", "Figure 3", "Table 1", "Table 9"],
+            "claim": ["higher (exp1)", "falls (exp2)", "err", "rho = 1"],
+            "kind": ["claim", "claim", "claim", "printed"],
+            "status": ["match", "inconclusive", "match", "differs"],
+        }
+    )
+    default = report.training_verdicts(card)
+    assert list(default.claim) == ["higher (exp1)", "falls (exp2)"]  # training papers' statements only
+    test = default.iloc[:1].assign(status="differs")
+    table = report.verdict_table({"test": test, "default": default, "paper-scale": None})
+    assert list(table["test"]) == ["differs", "-"]
+    assert list(table["default"]) == ["match", "inconclusive"]
+    assert set(table["paper-scale"]) == {report.NOT_RUN_HERE}
+    text = report.verdict_table_markdown(table)
+    assert "| inconclusive | 0 | 1 | 0 |" in text
+    assert "<table>" in report.verdict_table_html(table) and "<script" not in report.verdict_table_html(table)
