@@ -56,6 +56,28 @@ def test_bad_config_gives_one_line_naming_the_key(default_config, mutate, needle
     assert "\n" not in message
 
 
+@pytest.mark.parametrize(
+    "mutate, key, fix",
+    [
+        (lambda c: c.update(seed=3.0), "seed", "write 3, not 3.0"),
+        (lambda c: c["aequa"].update(seeds=1.0), "aequa.seeds", "write 1, not 1.0"),
+        (lambda c: c["mmfl"]["experiments"][0].update(rounds=4.0), "mmfl.experiments.0.rounds", "write 4, not 4.0"),
+        (lambda c: c["auctions"]["exp6"].update(rounds=4.0), "auctions.exp6.rounds", "write 4, not 4.0"),
+        (lambda c: c["partitions"][0].update(clients=2.5), "partitions.0.clients", "write a whole number"),
+        (lambda c: c.update(runs_per_job={"default": 2.0}), "runs_per_job.default", "write 2, not 2.0"),
+    ],
+)
+def test_float_where_an_integer_belongs_is_refused(default_config, mutate, key, fix):
+    """JSON Schema counts 4.0 as an integer; a float there failed later with a traceback (issue 27)."""
+    cfg = copy.deepcopy(default_config)
+    mutate(cfg)
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    message = str(info.value)
+    assert message.startswith(f"config key '{key}': value ") and "is a float where an integer belongs" in message
+    assert message.endswith(fix) and "\n" not in message
+
+
 def test_aequa_p_min_is_one_number_or_per_dataset():
     from fairshare.papers.aequa.experiment import describe_per_dataset, lookup
 

@@ -58,10 +58,17 @@ def load_schema(path: str | Path | None = None) -> dict[str, Any]:
     return resolve(yaml.safe_load(path.read_text()), path.parent)
 
 
+def _is_integer(checker: Any, instance: Any) -> bool:
+    """An ``int`` and nothing else. JSON Schema counts 4.0 as an integer, but a float reaches ``range()`` and array
+    shapes as a ``TypeError`` long after validation (issue 27), so a float is refused even when it is whole."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 @functools.cache
 def _validator() -> type:
-    """Draft 7 validation extended so that ``properties`` fills in missing defaults (as snakemake does). jsonschema is
-    imported here, not with the module: every job imports this module for :class:`ConfigError`, few validate."""
+    """Draft 7 validation extended so that ``properties`` fills in missing defaults (as snakemake does) and
+    ``integer`` means an ``int`` (:func:`_is_integer`). jsonschema is imported here, not with the module: every job
+    imports this module for :class:`ConfigError`, few validate."""
     import jsonschema
 
     validator_class = jsonschema.Draft7Validator
@@ -74,7 +81,8 @@ def _validator() -> type:
                     instance[name] = copy.deepcopy(sub["default"])
         yield from validate_properties(validator, properties, instance, schema)
 
-    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+    type_checker = validator_class.TYPE_CHECKER.redefine("integer", _is_integer)
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults}, type_checker=type_checker)
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -88,6 +96,7 @@ def _dotted(path: Sequence[str | int]) -> str:
 
 def _describe(error: Any) -> str:
     """One line for a ``jsonschema.ValidationError``."""
+    error = next((e for e in error.context or () if e.validator == "type" and _float_for_integer(e)), error)
     key = _dotted(error.absolute_path) or "<top level>"
     v = error.validator
     if v == "additionalProperties":
@@ -101,6 +110,10 @@ def _describe(error: Any) -> str:
         return f"config key '{key}' is missing a required entry: {error.message}"
     if v == "enum":
         return f"config key '{key}': value {_short(error.instance)} is not allowed; allowed values: {', '.join(map(repr, error.validator_value))}"
+    if v == "type" and _float_for_integer(error):
+        whole = error.instance.is_integer()
+        fix = f"write {int(error.instance)}, not {error.instance!r}" if whole else "write a whole number"
+        return f"config key '{key}': value {error.instance!r} is a float where an integer belongs; {fix}"
     if v == "type":
         return (
             f"config key '{key}': value {_short(error.instance)} has the wrong type; expected {error.validator_value}"
@@ -111,6 +124,12 @@ def _describe(error: Any) -> str:
     if v in ("minItems", "maxItems", "minLength", "maxLength", "uniqueItems", "pattern"):
         return f"config key '{key}': value {_short(error.instance)} violates {v}={error.validator_value!r}"
     return f"config key '{key}': {error.message}"
+
+
+def _float_for_integer(error: Any) -> bool:
+    """A float given where the schema asks for an integer (alone or among other types)."""
+    expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    return isinstance(error.instance, float) and "integer" in expected
 
 
 def _reference(path: KeyPath, value: Any, allowed: Sequence[str], what: str) -> ConfigError:

@@ -36,6 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--html", required=True)
     p.set_defaults(func=verdict_table)
 
+    p = sub.add_parser("stable-html", help="drop the job times from Snakemake's HTML report (byte-identical reruns)")
+    p.add_argument("html", help="the report Snakemake wrote (rewritten in place)")
+    p.set_defaults(func=stable_html)
+
 
 def scorecard(args: argparse.Namespace) -> None:
     card = report.collect_claims(args.claims)
@@ -68,3 +72,13 @@ def verdict_table(args: argparse.Namespace) -> None:
     table = report.verdict_table(columns)
     write_text(args.markdown, report.verdict_table_markdown(table))
     write_text(args.html, report.verdict_table_html(table))
+
+
+def stable_html(args: argparse.Namespace) -> None:
+    """Rewrite the report without its job times (fairshare.html_report): same config and results, same bytes."""
+    from fairshare.html_report import stabilise
+
+    try:
+        stabilise(args.html)
+    except ValueError as exc:
+        raise CommandError(f"{args.html}: {exc}") from None

@@ -225,6 +225,7 @@ def run_mmfl(
     progress: bool = True,
     eligibility: np.ndarray | None = None,
     chunk: int | None = None,
+    label: str | None = None,
 ) -> tuple[list[dict], np.ndarray]:
     """Run the concurrent training; return per-round rows (round, task, task_name, accuracy, loss, clients) and the
     allocation map.
@@ -239,7 +240,7 @@ def run_mmfl(
     the round out. Without it every client may train every task.
     ``chunk`` (at most this many clients stacked at once; memory) goes to the engine's
     :func:`~fairshare.learning.engine.local_train` and does not change results. Each task trains and is evaluated at
-    its settings' ``precision``.
+    its settings' ``precision``. ``label`` names the run in progress output (default: the policy).
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy '{policy}'; choose one of {', '.join(POLICIES)}")
@@ -321,7 +322,9 @@ def run_mmfl(
         {"weighted_aggregation": weighted_aggregation, "executor": executor, "lipschitz": lipschitz},
         eligibility,
     )
-    _, rows = run_rounds(step, initial, rounds, settings=digest, checkpoint=checkpoint, desc=policy, progress=progress)
+    _, rows = run_rounds(
+        step, initial, rounds, settings=digest, checkpoint=checkpoint, desc=label or policy, progress=progress
+    )
     mark_collapsed(rows, tasks)
     return rows, allocation_map(rows, n_clients, rounds)
 

@@ -22,18 +22,17 @@ import io
 import json
 import os
 import sys
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from fairshare.io import TIDY_COLUMNS, atomic_path, naming_full_disk, write_csv
+from fairshare.learning.progress import Progress
 
 Metrics = Mapping[str, float] | Sequence[Mapping[str, Any]]
 RoundStep = Callable[[int, Any], tuple[Any, Metrics, int]]
@@ -253,18 +252,15 @@ def metrics_frame(rows: Sequence[Mapping[str, Any]]) -> Any:
     return frame[first + [c for c in frame.columns if c not in first]]
 
 
-def _progress_bar(rounds: int, start: int, desc: str, progress: bool) -> tqdm:
-    interactive = sys.stderr.isatty()
-    return tqdm(
-        total=rounds,
-        initial=min(start, rounds),
-        desc=desc,
-        unit="round",
-        disable=not progress,
-        leave=False,
-        mininterval=0.5 if interactive else 30.0,
-        file=sys.stderr,
-    )
+def headline(metrics: Metrics) -> str:
+    """The round's metric worth a log line: the lowest ``accuracy`` of its rows (e.g. across the tasks of
+    multi-model FL; a single row's accuracy), else up to three ``{name: value}`` metrics; empty when none."""
+    if isinstance(metrics, Mapping):
+        return ", ".join(f"{m} {float(v):.4g}" for m, v in list(metrics.items())[:3])
+    accuracies = [row["accuracy"] for row in metrics if isinstance(row.get("accuracy"), int | float)]
+    if not accuracies:
+        return ""
+    return f"{'min accuracy' if len(accuracies) > 1 else 'accuracy'} {min(accuracies):.4f}"
 
 
 def run_rounds(
@@ -278,6 +274,8 @@ def run_rounds(
     metrics_csv: str | Path | None = None,
     desc: str = "rounds",
     progress: bool = True,
+    metric: Callable[[Metrics], str] = headline,
+    stream: TextIO | None = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Run ``state, metrics, samples = step(r, state)`` for r = 0 .. rounds-1; return the final state and every
     round's tidy metric rows.
@@ -291,6 +289,9 @@ def run_rounds(
     - ``checkpoint``: resume from it when it is intact and its hash matches, and rewrite it after every round; the
       rows go to :func:`rows_path` beside it.
     - ``metrics_csv``: rewrite the tidy table of all rounds so far after every round.
+    - ``desc``: the label progress shows (paper, experiment, method, seed); ``metric(metrics)`` the round's headline
+      (:func:`headline` by default; the last non-empty one is kept); ``stream`` where it goes (stderr): a tqdm bar
+      on a terminal, otherwise a line every few seconds (:class:`~fairshare.learning.progress.Progress`).
     """
     if rounds < 0:
         raise ValueError(f"rounds must be >= 0, got {rounds}")
@@ -298,9 +299,9 @@ def run_rounds(
     digest = settings_hash(settings, rounds)
     start, state, log = _resume(checkpoint, digest, initial_state)
     rows = log.rows if log else []
-    bar = _progress_bar(rounds, start, desc, progress)
+    shown = Progress(rounds, desc, start=start, enabled=progress, stream=stream)
+    latest = ""
     for r in range(start, rounds):
-        began = time.perf_counter()
         state, metrics, samples = step(r, state)
         new_rows = tidy_rows(metrics, r + 1, keys)
         if log:
@@ -310,10 +311,9 @@ def run_rounds(
             rows += new_rows
         if metrics_csv:
             write_csv(metrics_csv, metrics_frame(rows))
-        bar.update(1)
-        shown = {m: f"{float(v):.4g}" for m, v in list(metrics.items())[:3]} if isinstance(metrics, Mapping) else {}
-        bar.set_postfix(samples_per_s=f"{samples / max(time.perf_counter() - began, 1e-9):.0f}", **shown)
-    bar.close()
+        latest = (metric(metrics) if progress else "") or latest
+        shown.update(samples, latest)
+    shown.close()
     if metrics_csv and not Path(metrics_csv).exists():  # resumed from the checkpoint of a finished run
         write_csv(metrics_csv, metrics_frame(rows))
     return state, rows

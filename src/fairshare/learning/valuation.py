@@ -131,13 +131,15 @@ def train_and_score(
     checkpoint: str | Path | None = None,
     settings: str = "",
     progress: bool = False,
+    label: str = "epochs",
 ) -> float:
     """Train the MLP from the initialisation fixed by ``init_seed`` on rows ``indices``; return its test accuracy.
 
     Each epoch visits the rows in a fresh order drawn from ``order_rng`` (the authors shuffle too), in mini-batches
     of ``batch_size`` (the last one smaller). Epochs are rounds of ``run_rounds``: with ``checkpoint``, the model,
     Adam's moments and ``order_rng``'s state are saved after every epoch under ``settings`` (a
-    ``rounds.settings_hash`` of everything the result depends on), and a rerun resumes from them.
+    ``rounds.settings_hash`` of everything the result depends on), and a rerun resumes from them. ``label`` names the
+    run in progress output.
     """
     x = _features(x_train[indices]).to(device)
     y = torch.as_tensor(y_train[indices], dtype=torch.long, device=device)
@@ -165,7 +167,7 @@ def train_and_score(
         return snapshot(), {"train_loss": float(total) / len(y)}, len(y)
 
     final, _ = run_rounds(
-        epoch, snapshot(), epochs, settings=settings, checkpoint=checkpoint, desc="epochs", progress=progress
+        epoch, snapshot(), epochs, settings=settings, checkpoint=checkpoint, desc=label, progress=progress
     )
     model.load_state_dict(final["model"])
     order_rng.bit_generator.state = final["order_rng"]

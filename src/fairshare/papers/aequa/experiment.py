@@ -147,7 +147,13 @@ def finished(out: dict, st: Setting, started: float) -> dict:
 
     from fairshare.io import run_metadata
 
-    print(f"{out['method']} seed {st.seed}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+    accuracy = "" if out.get("global_acc") is None else f", global accuracy {out['global_acc']:.4f}"
+    seconds = time.perf_counter() - started
+    print(
+        f"aequa {st.dataset}/{st.partition.name} {out['method']} seed={st.seed}: done{accuracy}, {seconds:.1f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     out["metadata"] = run_metadata(st.root, seed_index=st.seed, device=str(st.device))
     return out
 

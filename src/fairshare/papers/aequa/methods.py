@@ -375,6 +375,12 @@ def _measured(ctx: Context, method: Method, step: Callable, every: int, last: in
     return measured
 
 
+def run_label(ctx: Context) -> str:
+    """How progress lines name a run: paper, experiment, dataset/partition, method and seed."""
+    st = ctx.st
+    return f"aequa {ctx.experiment.name} {st.dataset}/{st.partition.name} {ctx.method} seed={st.seed}"
+
+
 def train(ctx: Context) -> dict:
     """Train ``ctx.method`` on the run's setting: its rewards after training, or with ``measure_every`` the history of
     its rewards evaluated during training (``history``); a timing entry gives its per-round seconds (``seconds``)."""
@@ -382,7 +388,7 @@ def train(ctx: Context) -> dict:
     step, last = method.step(ctx), method.rounds(ctx)
     if every:
         step = _measured(ctx, method, step, every, last)
-    state, history = ctx.job.rounds(step, method.start(ctx), last, desc=ctx.method)
+    state, history = ctx.job.rounds(step, method.start(ctx), last, desc=run_label(ctx))
     if every:
         return {"history": history}
     if method.timings:

@@ -110,10 +110,10 @@ def recruit_one(
 
 def exp5(settings: Settings, root: int, progress: bool = True) -> pd.DataFrame:
     """Experiment 5 (Figs. 7a, 7b): take-up per task, difference, minimum and spending per mechanism, budget, seed."""
-    from tqdm import tqdm
+    from fairshare.learning.progress import progress_iter
 
     rows = []
-    for seed in tqdm(range(settings.seeds), desc="exp5 seeds", unit="seed", disable=not progress):
+    for seed in progress_iter(range(settings.seeds), settings.seeds, "auctions exp5", unit="seed", enabled=progress):
         bids = experiment_bids(settings, root, seed)
         for budget in settings.budgets:
             for mech in settings.mechanisms:
@@ -287,14 +287,16 @@ def misreport_profile(
 
 def truthfulness(settings: Settings, root: int, progress: bool = True) -> pd.DataFrame:
     """The misreport sweep over random profiles for every mechanism, plus budget-fair with the printed uniform price."""
-    from tqdm import tqdm
+    from fairshare.learning.progress import progress_iter
 
     t = settings.truthfulness
     reports = np.linspace(0.0, 1.0, t["grid_points"])
     variants = [(m, m, settings.switches) for m in au.MECHANISMS]
     variants.append(("budget_fair_uniform_price", "budget_fair", {**settings.switches, "payment": "uniform"}))
     rows = []
-    for p in tqdm(range(t["profiles"]), desc="misreport profiles", unit="profile", disable=not progress):
+    for p in progress_iter(
+        range(t["profiles"]), t["profiles"], "auctions truthfulness", unit="profile", enabled=progress
+    ):
         rng = seeding.generator(root, "game", 9, p)
         costs = au.experiment5_bids(t["users"], rng, settings.task1_mu, settings.task1_sigma)
         budget = float(rng.uniform(*t["budget_range"]))
@@ -421,6 +423,7 @@ def exp6_job(
         eligibility=recruited.x,
         progress=progress,
         chunk=training.chunk,
+        label=f"auctions exp6 {mechanism} budget={float(record['budget']):g} seed={seed}",
     )
     frame = pd.DataFrame(rows)
     frame.insert(0, "recruited", [float(recruited.take_up[t]) for t in frame.task])

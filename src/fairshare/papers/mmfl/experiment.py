@@ -271,12 +271,19 @@ def run_job(
         lipschitz=train.qffl_lipschitz,
         progress=progress,
         chunk=train.chunk,
+        label=run_label(run),
     )
     frame = pd.DataFrame(rows)
     for i, key in enumerate(KEYS):
         frame.insert(i, key, getattr(run, key))
     report_collapse(frame, f"mmfl {run.experiment} {run.method} alpha={run.alpha} seed={run.seed}")
     return frame, alloc
+
+
+def run_label(run: Run) -> str:
+    """How progress lines name a run: paper, experiment, method, alpha (where it has one) and seed."""
+    alpha = "" if run.alpha is None else f" alpha={run.alpha:g}"
+    return f"mmfl {run.experiment} {run.method}{alpha} seed={run.seed}"
 
 
 def report_collapse(frame: pd.DataFrame, run: str) -> None:

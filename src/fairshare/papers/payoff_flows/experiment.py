@@ -194,6 +194,7 @@ def value_coalition(
         settings=settings,
         progress=True,
         device=device,
+        label=f"payoff_flows valuation {ds.name} coalition={mask} seed={st.seed}",
     )
     return {
         "mask": mask,

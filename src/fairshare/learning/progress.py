@@ -1,0 +1,99 @@
+"""Training progress for people: a tqdm bar on a terminal, plain lines in a log file.
+
+A pipeline job's stderr goes to ``logs/<paper>/*.log``; tqdm's carriage-return redraws there made one endless line
+that ``tail -f`` cannot show (issue 27). So when the stream is not a terminal, progress is one newline-terminated
+line for the first update, then at most every ``interval`` seconds, and for the last one, e.g.
+``mmfl exp1 fedfair seed=0: round 7/15, min accuracy 0.4310, 1234 samples/s``. Progress only prints: it never
+touches a result, a random generator or a checkpoint.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import TextIO, TypeVar
+
+from tqdm import tqdm
+
+__all__ = ["LINE_INTERVAL_S", "Progress", "progress_iter"]
+
+LINE_INTERVAL_S = 10.0
+T = TypeVar("T")
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class Progress:
+    """Progress of ``total`` steps (rounds, seeds, ...) named by ``label``, from ``start`` steps already done.
+
+    On a terminal a tqdm bar (as before); elsewhere one line per :data:`LINE_INTERVAL_S` seconds and the last step.
+    ``enabled=False`` shows nothing.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        label: str,
+        *,
+        start: int = 0,
+        unit: str = "round",
+        enabled: bool = True,
+        stream: TextIO | None = None,
+        interval: float = LINE_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.total, self.label, self.unit, self.enabled = total, label, unit, enabled
+        self.stream = sys.stderr if stream is None else stream
+        self.interval, self.clock = interval, clock
+        self.done = min(start, total)
+        self.bar = self._bar() if enabled and _is_terminal(self.stream) else None
+        self.last_line: float | None = None
+        self.since, self.samples = clock(), 0
+
+    def _bar(self) -> tqdm:
+        return tqdm(total=self.total, initial=self.done, desc=self.label, unit=self.unit, leave=False, file=self.stream)
+
+    def update(self, samples: int | None = None, headline: str = "") -> None:
+        """One more step done; ``samples`` trained in it (for samples/s) and ``headline`` (e.g. a metric) to show."""
+        self.done += 1
+        if not self.enabled:
+            return
+        self.samples += samples or 0
+        now = self.clock()
+        rate = f"{self.samples / max(now - self.since, 1e-9):.0f} samples/s" if samples is not None else ""
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix_str(", ".join(s for s in (headline, rate) if s), refresh=False)
+            self.since, self.samples = now, 0
+        elif self._due(now):
+            self._line(headline, rate)
+            self.last_line, self.since, self.samples = now, now, 0
+
+    def _due(self, now: float) -> bool:
+        """The first update, one ``interval`` after the last line, and the last step."""
+        return self.last_line is None or now - self.last_line >= self.interval or self.done >= self.total
+
+    def _line(self, headline: str, rate: str) -> None:
+        parts = [f"{self.unit} {self.done}/{self.total}", headline, rate]
+        print(f"{self.label}: {', '.join(p for p in parts if p)}", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def progress_iter(
+    items: Iterable[T], total: int, label: str, *, unit: str, enabled: bool = True, stream: TextIO | None = None
+) -> Iterator[T]:
+    """``items`` with :class:`Progress` after each one (a bar on a terminal, lines in a log)."""
+    progress = Progress(total, label, unit=unit, enabled=enabled, stream=stream)
+    try:
+        for item in items:
+            yield item
+            progress.update()
+    finally:
+        progress.close()

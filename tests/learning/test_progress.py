@@ -1,0 +1,60 @@
+"""Progress in a log file is plain lines (issue 27): label, round, headline metric, samples/s; never a '\r' redraw."""
+
+from __future__ import annotations
+
+import io
+
+from fairshare.learning.progress import Progress, progress_iter
+from fairshare.learning.rounds import headline, run_rounds
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _step(r: int, state: int) -> tuple[int, list[dict], int]:
+    """Two tasks per round, as in multi-model FL: the headline is the lower accuracy."""
+    return state + 1, [{"task": 0, "accuracy": 0.5 + r / 100}, {"task": 1, "accuracy": 0.25 + r / 100}], 32
+
+
+def test_run_rounds_writes_lines_to_a_non_terminal():
+    stream = io.StringIO()
+    label = "mmfl exp1 fedfair seed=0"
+    state, rows = run_rounds(_step, 0, 5, settings="", desc=label, stream=stream)
+    text = stream.getvalue()
+    assert state == 5 and len(rows) == 10
+    assert "\r" not in text and text.endswith("\n")
+    lines = text.splitlines()
+    assert lines[0].startswith(f"{label}: round 1/5, min accuracy 0.2500, ")
+    assert lines[-1].startswith(f"{label}: round 5/5, min accuracy 0.2900, ")
+    assert all(line.startswith(f"{label}: round ") and line.endswith(" samples/s") for line in lines)
+
+
+def test_lines_at_most_every_interval_and_the_last():
+    stream, now = io.StringIO(), [0.0]
+    shown = Progress(10, "run", stream=stream, interval=10.0, clock=lambda: now[0])
+    for _ in range(10):
+        now[0] += 3.0
+        shown.update(30)
+    rounds = [line.split(": round ")[1].split(",")[0] for line in stream.getvalue().splitlines()]
+    assert rounds == ["1/10", "5/10", "9/10", "10/10"]
+    assert "10 samples/s" in stream.getvalue()
+
+
+def test_no_output_when_disabled_and_a_bar_on_a_terminal():
+    quiet = io.StringIO()
+    run_rounds(_step, 0, 3, settings="", stream=quiet, progress=False)
+    assert quiet.getvalue() == ""
+    tty = Tty()
+    run_rounds(_step, 0, 3, settings="", desc="bar", stream=tty)
+    assert "\r" in tty.getvalue() and "bar" in tty.getvalue()
+
+
+def test_progress_iter_lines_and_headlines():
+    stream = io.StringIO()
+    assert list(progress_iter(range(3), 3, "auctions exp5", unit="seed", stream=stream)) == [0, 1, 2]
+    assert stream.getvalue().splitlines()[-1] == "auctions exp5: seed 3/3"
+    assert headline({"train_loss": 0.123456}) == "train_loss 0.1235"
+    assert headline([{"accuracy": 0.75}]) == "accuracy 0.7500"
+    assert headline([{"accuracy": None, "pearson": 0.1}]) == ""
