@@ -34,6 +34,33 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = [
+    "BASE_MB",
+    "DATA_COPIES",
+    "CLIENT_MB",
+    "MODEL_COPIES",
+    "CHECKPOINT_COPIES",
+    "START_S",
+    "SECONDS_PER_SAMPLE_MPARAM",
+    "GPU_SPEEDUP",
+    "MB",
+    "PARAMS",
+    "DATASETS",
+    "Estimate",
+    "estimate",
+    "job",
+    "mmfl_run",
+    "aequa_run",
+    "aequa_scale_run",
+    "exp6_run",
+    "experiment_block",
+    "Limits",
+    "machine_mem_mb",
+    "limits",
+    "sized_runs",
+    "check_limits",
+]
+
 BASE_MB = 920
 DATA_COPIES = 5  # the cache's uint8 arrays, their float32 copy for training (x4)
 CLIENT_MB = 0.66

@@ -18,6 +18,8 @@ import numpy as np
 
 from fairshare.data.datasets import ArrayDataset, DatasetUnavailableError
 
+__all__ = ["N_CLASSES", "HOW_TO_GET", "load_femnist", "cache_femnist"]
+
 N_CLASSES = 62  # digits, upper- and lower-case letters
 HOW_TO_GET = (
     "FEMNIST needs a download, so only the paper profile uses it (the other profiles use the `writers` "

@@ -26,6 +26,22 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "PartitionError",
+    "Partition",
+    "homogeneous",
+    "iid",
+    "dirichlet",
+    "quantity_skew",
+    "label_skew",
+    "mmfl_iid",
+    "mmfl_noniid",
+    "label_range",
+    "writers",
+    "by_writer",
+    "make_partition",
+]
+
 
 class PartitionError(ValueError):
     """Parameters a partition scheme cannot satisfy (e.g. not enough data)."""

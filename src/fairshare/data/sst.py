@@ -27,6 +27,23 @@ from pathlib import Path
 
 import numpy as np
 
+__all__ = [
+    "URL",
+    "ARCHIVE",
+    "SHA256",
+    "SIZE",
+    "CLASSES",
+    "SSTError",
+    "verify_archive",
+    "fetch_archive",
+    "parse_tree",
+    "read_split",
+    "build_vocabulary",
+    "encode",
+    "sst_arrays",
+    "stand_in_arrays",
+]
+
 URL = "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip"
 ARCHIVE = "trainDevTestTrees_PTB.zip"
 SHA256 = "5c613a4f673fc74097d523a2c83f38e0cc462984d847b82c7aaf36b01cbbbfcc"

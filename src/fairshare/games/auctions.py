@@ -16,6 +16,30 @@ from typing import Any, Protocol
 
 import numpy as np
 
+__all__ = [
+    "AuctionEvent",
+    "Recruitment",
+    "Mechanism",
+    "ascending_order",
+    "proportional_share",
+    "budget_fair",
+    "gmmfair",
+    "waterfill",
+    "maxmin_fair",
+    "greedy_within_budget",
+    "random_within_budget",
+    "val_threshold",
+    "MECHANISMS",
+    "BUDGETED",
+    "RANDOMIZED",
+    "SWITCHES",
+    "run_mechanism",
+    "truncated_normal",
+    "experiment5_bids",
+    "utility",
+    "corollary10",
+]
+
 
 @dataclass(frozen=True)
 class AuctionEvent:

@@ -23,6 +23,19 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "METHODS",
+    "as_fraction",
+    "optimal_coarse_weight",
+    "optimal_fine_weights",
+    "errors",
+    "regression_errors",
+    "optimal_coarse_error_closed_form",
+    "equal_size_coarse_error",
+    "two_type_errors",
+    "coalition_errors",
+]
+
 METHODS = ("local", "uniform", "coarse", "fine")
 
 

@@ -13,6 +13,21 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+__all__ = [
+    "Dual",
+    "derivative",
+    "err_small_uniform",
+    "err_large_uniform",
+    "lemma_5_1_error",
+    "g_small",
+    "h_small",
+    "g_large",
+    "h_large",
+    "err_small_coarse",
+    "err_large_coarse",
+    "quotient_numerator",
+]
+
 
 @dataclass(frozen=True)
 class Dual:

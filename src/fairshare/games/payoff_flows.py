@@ -20,6 +20,23 @@ import numpy as np
 
 from fairshare.games.shapley import conditional_shapley, membership, n_players, shapley_values
 
+__all__ = [
+    "NO_COST",
+    "NonMonotoneGameWarning",
+    "Allocation",
+    "singletons",
+    "monotonicity_violations",
+    "payoff_vector",
+    "payoff_flow_matrix",
+    "budget_lambda",
+    "fixed_point_lambda",
+    "allocate",
+    "adjusted_game",
+    "rho_shapley_rewards",
+    "rho_shapley_gap",
+    "order_conflicts",
+]
+
 #: lambda for a party whose cost v(N) - v(i) is zero: its flows are zero whatever lambda is (spec ambiguity A6).
 NO_COST = 1e-15
 

@@ -31,6 +31,16 @@ from fairshare.learning.engine import ClientData, TrainSettings
 from fairshare.learning.rounds import RoundStep
 from fairshare.learning.slimmable import SlimmableConv2d, SlimmableLinear, SlimmableLSTM, set_width, width_masks
 
+__all__ = [
+    "CA_METHODS",
+    "State",
+    "last_layer_keys",
+    "slice_scores",
+    "widths_from_contributions",
+    "training_time_start",
+    "training_time_step",
+]
+
 CA_METHODS = ("cgsv", "shapfed")
 State = dict[str, torch.Tensor]
 

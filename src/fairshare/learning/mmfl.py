@@ -38,6 +38,23 @@ from fairshare.learning.models import build_model
 from fairshare.learning.rounds import run_rounds, settings_hash
 from fairshare.metrics import collapsed
 
+__all__ = [
+    "ERROR_FLOOR",
+    "MEMBERS",
+    "Fidelity",
+    "FIDELITY",
+    "Task",
+    "build_task",
+    "batch_statistics",
+    "allocation_probabilities",
+    "allocate",
+    "qffl_update",
+    "tasks_fingerprint",
+    "run_mmfl",
+    "mark_collapsed",
+    "allocation_map",
+]
+
 ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (spec §2.2 guard)
 MEMBERS = "members"  # a round row's clients that trained its task; only for the allocation map
 

@@ -34,6 +34,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = ["MnistCNN", "PreActResNet18", "SmallCNN", "MLP", "MODELS", "build_model"]
+
 
 class MnistCNN(nn.Module):
     """FedFairMMFL's MNIST-family CNN (spec §2.5); ``faithful`` = the authors' activation quirks."""

@@ -10,6 +10,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+__all__ = ["ClientData", "TrainSettings", "batch_plan", "step_count", "decayed_lr", "masked_loss", "sgd_step"]
+
 
 @dataclass
 class ClientData:

@@ -19,6 +19,21 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = [
+    "units",
+    "SlimmableLinear",
+    "SlimmableConv2d",
+    "SwitchableBatchNorm2d",
+    "SlimmableLSTM",
+    "set_width",
+    "width_masks",
+    "subnetwork_state",
+    "SlimmableCNN",
+    "SlimmableTextLSTM",
+    "SlimmableMLP",
+    "SlimmableResNet18",
+]
+
 
 def units(p: float, channels: int) -> int:
     """Channels kept at width p: ceil(p C), at least 1."""

@@ -27,6 +27,8 @@ from torch import nn
 
 from fairshare.learning.rounds import run_rounds
 
+__all__ = ["EVAL_BATCH", "mlp", "initial_model", "coalition_indices", "Adam", "train_and_score", "accuracy"]
+
 EVAL_BATCH = 4096
 
 

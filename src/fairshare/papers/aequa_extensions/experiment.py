@@ -22,6 +22,34 @@ from fairshare.papers.aequa.methods import Context, Experiment, Joining
 from fairshare.papers.aequa.settings import ExtensionSettings, PerDataset, Scale
 from fairshare.papers.aequa.tables import pearson, width_curve_rows
 
+__all__ = [
+    "PARTICIPATION_METHODS",
+    "TRAINING_TIME_METHODS",
+    "SCALE_METHODS",
+    "LABELS",
+    "ROUND_METRICS",
+    "participation_rates",
+    "participants_schedule",
+    "rates_as_accuracies",
+    "bernoulli_joining",
+    "participation_rewards",
+    "participation_runs",
+    "participation_results",
+    "table3",
+    "round_rewards",
+    "training_time_runs",
+    "training_time_rounds",
+    "final_width_correlations",
+    "sampled_joining",
+    "scale_rewards",
+    "scale_runs",
+    "scale_overhead",
+    "scale_results",
+    "table4",
+    "overhead_summary",
+    "scale_width_curve",
+]
+
 PARTICIPATION_METHODS = ("fedavg_ft", "cgsv", "iafl", "aequa")
 TRAINING_TIME_METHODS = ("fedavg_ft", "cgsv", "iafl", "aequa", "aequa_cgsv", "aequa_shapfed")
 SCALE_METHODS = ("standalone", "fedavg_ft", "aequa")

@@ -17,6 +17,26 @@ import pandas as pd
 from fairshare import seeding
 from fairshare.games import auctions as au
 
+__all__ = [
+    "BID_KEY",
+    "Exp6",
+    "Settings",
+    "experiment_bids",
+    "recruit_one",
+    "exp5",
+    "recruitment_record",
+    "event_bidders",
+    "Misreports",
+    "misreport_grid",
+    "misreport_profile",
+    "truthfulness",
+    "corollary10_monte_carlo",
+    "corollary10_auctions",
+    "corollary10_table",
+    "exp6_job",
+    "exp6_per_round",
+]
+
 BID_KEY = 7  # seeding key of the Exp 5 / Exp 6 bid profiles
 
 

@@ -20,6 +20,30 @@ from scipy.optimize import minimize, minimize_scalar
 from fairshare import seeding
 from fairshare.games import dp_coalitions as dp
 
+__all__ = [
+    "PAPER",
+    "Settings",
+    "coalitions_text",
+    "figure1",
+    "worked_examples",
+    "price_of_stability",
+    "CLAIM_2_COUNTEREXAMPLE",
+    "random_instance",
+    "laplace_variance_evidence",
+    "designer_evidence",
+    "eps_evidence",
+    "selfish_evidence",
+    "definitions_evidence",
+    "nash_in_robust_evidence",
+    "grand_coalition_evidence",
+    "robust_size_evidence",
+    "identical_cost_evidence",
+    "well_separated_evidence",
+    "boundary_evidence",
+    "theorem_3_evidence",
+    "claim_evidence",
+]
+
 PAPER = "dp_coalitions"
 
 

@@ -19,6 +19,45 @@ from fairshare.games import stability as st
 from fairshare.games.model_sharing_sim import MU_E
 from fairshare.papers.model_sharing.experiment import PAPER_MU, PAPER_SIGMA2, Settings
 
+__all__ = [
+    "THRESHOLD",
+    "POINT_KEYS",
+    "THEOREM_6_5_TIES",
+    "lemma_5_1_error_printed",
+    "lemma_5_1_derivative_printed",
+    "c1_derivative_printed",
+    "c2_derivative_printed",
+    "c2_threshold_printed",
+    "c3_derivative_printed",
+    "c3_threshold_printed",
+    "c4_derivative_printed",
+    "c4_derivative_corrected",
+    "c4_threshold_printed",
+    "h_large_printed",
+    "d1_numerator_printed",
+    "d2_numerator_printed",
+    "d2_threshold_printed",
+    "d2_threshold_corrected",
+    "d3_numerator_printed",
+    "d3_numerator_corrected",
+    "d3_threshold_printed",
+    "d3_threshold_corrected",
+    "d4_numerator_printed",
+    "d4_numerator_corrected",
+    "optimal_coarse_weight_printed",
+    "cor_4_4_gaussian_printed",
+    "cor_4_4_printed_display",
+    "fine_error_thm_4_2",
+    "random_points",
+    "two_type_grid",
+    "section_5_evidence",
+    "appendix_c_evidence",
+    "section_6_evidence",
+    "section_7_evidence",
+    "summary_evidence",
+    "theorem_evidence",
+]
+
 MU, S2 = Fraction(PAPER_MU), Fraction(PAPER_SIGMA2)
 THRESHOLD = MU / S2
 POINT_KEYS = ("s", "l", "n_s", "n_l", "mu_e", "sigma2")

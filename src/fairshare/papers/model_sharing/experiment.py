@@ -24,6 +24,31 @@ from fairshare.games import model_sharing_two_type as tt
 from fairshare.games import stability as st
 from fairshare.games.model_sharing_sim import MU_E, SIGMA2, simulate
 
+__all__ = [
+    "PAPER",
+    "NAMES",
+    "TABLE_4_POPULATION",
+    "EXAMPLE_C6_COALITIONS",
+    "SHAPES",
+    "MonteCarlo",
+    "PhaseGrid",
+    "log_integers",
+    "Settings",
+    "round_like",
+    "label",
+    "mask",
+    "partition",
+    "TableResult",
+    "table",
+    "appendix_c",
+    "consistent_sizes",
+    "leave_one_out",
+    "monte_carlo",
+    "error_vs_size",
+    "partition_shape",
+    "phase_diagram",
+]
+
 PAPER = "model_sharing"
 NAMES = "abcdefghij"
 PAPER_MU, PAPER_SIGMA2 = 10, 1  # every table of §2 uses mu_e = 10, sigma2 = 1

@@ -21,6 +21,21 @@ import numpy as np
 from fairshare import seeding
 from fairshare.games.payoff_flows import allocate, singletons
 
+__all__ = [
+    "PAPER",
+    "Scenario",
+    "PAPER_SCENARIOS",
+    "party_names",
+    "Valuation",
+    "Analysis",
+    "Outcome",
+    "Table",
+    "read_table",
+    "value_coalition",
+    "value_table",
+    "allocations",
+]
+
 if TYPE_CHECKING:
     import pandas as pd
 

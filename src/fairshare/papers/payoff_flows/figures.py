@@ -13,6 +13,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+__all__ = ["figure2"]
+
 
 def _payoff_panel(ax, sub: pd.DataFrame, title: str) -> None:
     x = np.arange(len(sub))
