@@ -1,4 +1,4 @@
-"""FEMNIST as LEAF prepares it (Caldas et al. 2018), for Aequa's scalability experiment (Sec. 6.6, spec §4.1, §4.7 E8).
+"""FEMNIST as LEAF prepares it (Caldas et al. 2018), for Aequa's scalability experiment (Sec. 6.6; docs/aequa.md, Extensions).
 
 LEAF's ``preprocess.sh`` writes ``train/`` and ``test/`` folders of JSON files, each with ``users``,
 ``num_samples`` and ``user_data`` = {writer: {"x": [[784 floats in 0..1]], "y": [labels 0..61]}}. FEMNIST needs

@@ -1,7 +1,7 @@
 """Stanford Sentiment Treebank (SST-5) from the original PTB-tree files, for Aequa's text task.
 
 torchtext's ``SST`` class is gone from current torchtext, so this module reads Stanford's archive
-``trainDevTestTrees_PTB.zip`` itself (spec §7.1): each line of ``trees/{train,dev,test}.txt`` is one sentence as a
+``trainDevTestTrees_PTB.zip`` itself (docs/aequa.md): each line of ``trees/{train,dev,test}.txt`` is one sentence as a
 labelled binary parse tree, e.g. ``(3 (2 It) (4 (2 's) (3 good)))``. The sentence label is the root's (0 = very
 negative ... 4 = very positive, the fine-grained task IAFL's code uses); the tokens are the tree's leaves, already
 tokenised by the treebank.

@@ -135,7 +135,7 @@ def g_large(s, l, n_s, n_l, mu_e, sigma2):
 
 
 def h_large(s, l, n_s, n_l, mu_e, sigma2):
-    """Lemma D.3's h_L with n_l in its second term (the printed n_s does not give Lemma 6.3: spec §8 item 10)."""
+    """Lemma D.3's h_L with n_l in its second term (the printed n_s does not give Lemma 6.3: docs/model_sharing.md, Errata)."""
     rest, b = _large_sums(s, l, n_s, n_l)
     return rest**2 + n_l * rest + n_l * sigma2 / mu_e * b
 

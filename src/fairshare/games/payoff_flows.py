@@ -37,7 +37,7 @@ __all__ = [
     "order_conflicts",
 ]
 
-#: lambda for a party whose cost v(N) - v(i) is zero: its flows are zero whatever lambda is (spec ambiguity A6).
+#: lambda for a party whose cost v(N) - v(i) is zero: its flows are zero whatever lambda is (docs/payoff_flows.md).
 NO_COST = 1e-15
 
 
@@ -124,7 +124,7 @@ def budget_lambda(F: np.ndarray, budgets: Sequence[float]) -> np.ndarray:
 def fixed_point_lambda(
     F: np.ndarray, budgets: Sequence[float], tol: float = 1e-12, max_iter: int = 100_000
 ) -> np.ndarray:
-    """lambda* by the fixed-point iteration of the authors' code (reimplemented here from its description, spec §4):
+    """lambda* by the fixed-point iteration of the authors' code (reimplemented here from its description; docs/payoff_flows.md):
     start at 1, repeatedly lower the first over-budget party to its budget.
 
     A second algorithm to cross-check ``budget_lambda`` in the tests (both give the greatest feasible lambda when

@@ -1,4 +1,4 @@
-"""Aequa's training-time rewards (Sec. 4.3, App. C, Algorithm 2; the algorithm image was lost, spec §2.5).
+"""Aequa's training-time rewards (Sec. 4.3, App. C, Algorithm 2; the algorithm image was lost; docs/aequa.md).
 
 Every round client i receives the width-p_i sub-network of the global model and trains it (width p_i plus one
 width sampled from [p_min, p_i] per minibatch, as in Algorithm 1). The server then

@@ -12,7 +12,7 @@ The first round is allocated uniformly at random. Training goes through :func:`f
 every round's randomness comes from generators derived from (seed, round), so a run resumed from its checkpoint is
 identical to an uninterrupted one.
 
-:class:`Fidelity` says which of the authors' code quirks a task reproduces (spec §2.4-2.5); ``FIDELITY["faithful"]``
+:class:`Fidelity` says which of the authors' code quirks a task reproduces (docs/mmfl.md, Fidelity); ``FIDELITY["faithful"]``
 is their code, ``FIDELITY["corrected"]`` fixes every quirk.
 """
 
@@ -59,7 +59,7 @@ __all__ = [
     "allocation_map",
 ]
 
-ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (spec §2.2 guard)
+ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (a guard; docs/mmfl.md)
 MEMBERS = "members"  # a round row's clients that trained its task; only for the allocation map
 SamplingRng = Callable[[int], np.random.Generator]  # round -> the generator of its active clients and allocation
 OrderRng = Callable[[int, int, int], np.random.Generator]  # (round, task, client) -> the client's data order
@@ -67,7 +67,7 @@ OrderRng = Callable[[int, int, int], np.random.Generator]  # (round, task, clien
 
 @dataclass(frozen=True)
 class Fidelity:
-    """Which quirks of the authors' code (spec §2.4-2.5) a task reproduces.
+    """Which quirks of the authors' code (docs/mmfl.md, Fidelity) a task reproduces.
 
     - ``double_softmax``: the MNIST-family CNN without a nonlinearity between its convolutions and with ReLU + softmax
       on its output, which the cross-entropy then treats as logits (else ReLUs between the layers, logits out);

@@ -74,7 +74,7 @@ def _anneal(ctx: Context, target: np.ndarray, fitted: np.ndarray, stream: str, *
 # ----------------------------------------------------------------------------------------------- participation
 def participation_rates(n: int, low: float, high: float) -> np.ndarray:
     """Client i's probability of joining a round: evenly spaced over [low, high] (Sec. 6.4 "a mild but controlled
-    variation"; the formula is lost, reconstruction [spec §2.6])."""
+    variation"; the formula is lost, reconstruction [docs/aequa.md])."""
     return np.linspace(low, high, n)
 
 
@@ -87,7 +87,7 @@ def participants_schedule(
 
 def rates_as_accuracies(rates: np.ndarray, curve: np.ndarray) -> np.ndarray:
     """Participation rates min-max mapped onto the accuracy range [a(p_min), a(1)] of the trained model, so the
-    allocation's gains compare like with like (App. D.6-style normalisation, reconstruction [spec §2.6])."""
+    allocation's gains compare like with like (App. D.6-style normalisation, reconstruction [docs/aequa.md])."""
     lo, hi = float(np.min(curve)), float(np.max(curve))
     span = rates.max() - rates.min()
     if span <= 0:

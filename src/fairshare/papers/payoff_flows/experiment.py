@@ -65,7 +65,7 @@ def party_names(label_ranges: Sequence[Sequence[int]]) -> list[str]:
 
 @dataclass(frozen=True)
 class Valuation:
-    """What one coalition's valuation reads (spec §3.1, the authors' training setup)."""
+    """What one coalition's valuation reads (the paper's Sec. 5 and the authors' code; docs/payoff_flows.md)."""
 
     seed: int
     dataset: str
