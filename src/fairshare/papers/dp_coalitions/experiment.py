@@ -209,7 +209,12 @@ def price_of_stability(settings: Settings) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------- evidence for the claims
 # Random instances come from Generators seeded by the caller; ``count`` scales the grids. Each builder returns the
 # values claims.py judges (computed with the library, the definitions, or a numerical optimiser), never a verdict.
-CLAIM_2_COUNTEREXAMPLE = (2, 1.0, 1e-3, 4.04)  # n, alpha, identical c, sigma2 / phi_n (docs/dp_coalitions.md: fails the ceiled form)
+CLAIM_2_COUNTEREXAMPLE = (
+    2,
+    1.0,
+    1e-3,
+    4.04,
+)  # n, alpha, identical c, sigma2 / phi_n (docs/dp_coalitions.md: fails the ceiled form)
 
 
 def random_instance(rng: np.random.Generator, n_lo: int = 3, n_hi: int = 7) -> tuple[np.ndarray, float]:
