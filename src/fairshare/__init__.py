@@ -9,3 +9,25 @@ import os
 os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "65536")
 
 __version__ = "0.1.0"
+
+# the public submodules
+__all__ = [
+    "__version__",
+    "cli",
+    "commands",
+    "config",
+    "data",
+    "games",
+    "io",
+    "job_stats",
+    "learning",
+    "metrics",
+    "papers",
+    "plotting",
+    "preflight",
+    "report",
+    "resources",
+    "seeding",
+    "validate",
+    "verdicts",
+]

@@ -21,6 +21,8 @@ from fairshare import job_stats
 from fairshare.commands._shared import CommandError, deferring_until_success
 from fairshare.config import ConfigError
 
+__all__ = ["GROUP_ALIASES", "THEN", "Parser", "command_modules", "build_parser", "split_commands", "Stopped", "main"]
+
 # Command groups whose name is not their folder's name.
 GROUP_ALIASES = {"aequa-ext": "aequa_extensions"}
 

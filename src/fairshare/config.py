@@ -25,6 +25,23 @@ from typing import Any
 
 import yaml
 
+__all__ = [
+    "SCHEMA_DIR",
+    "DEFAULT_CONFIG",
+    "KeyPath",
+    "Source",
+    "ConfigError",
+    "load_schema",
+    "check_references",
+    "check_sizes",
+    "validate_config",
+    "read_config_file",
+    "config_sources",
+    "load_config",
+    "dataset_mirrors",
+    "main",
+]
+
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "workflow" / "schemas"
 DEFAULT_CONFIG = "config/config.yaml"
 

@@ -22,6 +22,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+__all__ = [
+    "TIDY_COLUMNS",
+    "atomic_path",
+    "naming_full_disk",
+    "write_json",
+    "read_json",
+    "write_text",
+    "write_csv",
+    "write_npz",
+    "save_figure",
+    "save_figure_paths",
+    "git_revision",
+    "run_metadata",
+]
+
 if TYPE_CHECKING:
     import matplotlib.figure
     import pandas

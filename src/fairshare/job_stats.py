@@ -16,6 +16,8 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+__all__ = ["ENV", "cpu_seconds", "record"]
+
 ENV = "FAIRSHARE_JOB_STATS"
 
 

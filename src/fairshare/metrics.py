@@ -7,6 +7,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
+__all__ = [
+    "min_across_tasks",
+    "mean_across_tasks",
+    "variance_across_tasks",
+    "rounds_to_threshold",
+    "collapsed",
+    "balanced_accuracy",
+    "pearson",
+    "collaboration_gains",
+    "mean_collaboration_gain",
+    "collaboration_gain_spread",
+    "individual_rationality",
+    "incentivized_participation_rate",
+    "times_best",
+]
+
 
 def min_across_tasks(acc: np.ndarray) -> np.ndarray:
     """Minimum accuracy over tasks; ``acc`` has tasks on the last axis."""

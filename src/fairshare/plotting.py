@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
+__all__ = ["LEGEND_SIZE", "panel_grid", "seed_band", "integer_ticks", "round_axis", "pearson_label"]
+
 LEGEND_SIZE = 8
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from fairshare.data.datasets import DatasetUnavailableError, load_cache
 
+__all__ = ["failing_caches", "remove_failing_caches"]
+
 
 def failing_caches(processed_dir: str | Path) -> Iterator[tuple[Path, str]]:
     """Each cache under ``processed_dir`` that fails its check (:func:`load_cache`), with the reason."""

@@ -22,7 +22,7 @@ parameters at 8x8) peaks at 819 MB with 4 clients and 949 MB with 200, 0.66 MB p
 run on digits (mnist_cnn, 6 active clients of about 110 samples, two tasks) takes 3.1 CPU-s more for 10 more rounds: 4.7e-4 s per sample, 2.9e-4 per million table parameters
 (SECONDS_PER_SAMPLE_MPARAM; the same slope for an Aequa run is 6 times smaller, so the constant is the conservative
 one). GPU_SPEEDUP is an assumption, not a measurement (no GPU was lent here), set so that the paper profile's
-estimates are of the order of the spec's GPU-hours; the checkpoint copies are counted, not measured. The estimate is
+estimates are of the order of the GPU-hours the papers' docs pages estimate; the checkpoint copies are counted, not measured. The estimate is
 meant to refuse a config that is orders of magnitude too big, not to predict a run's time to the minute.
 """
 
@@ -33,6 +33,33 @@ import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+__all__ = [
+    "BASE_MB",
+    "DATA_COPIES",
+    "CLIENT_MB",
+    "MODEL_COPIES",
+    "CHECKPOINT_COPIES",
+    "START_S",
+    "SECONDS_PER_SAMPLE_MPARAM",
+    "GPU_SPEEDUP",
+    "MB",
+    "PARAMS",
+    "DATASETS",
+    "Estimate",
+    "estimate",
+    "job",
+    "mmfl_run",
+    "aequa_run",
+    "aequa_scale_run",
+    "exp6_run",
+    "experiment_block",
+    "Limits",
+    "machine_mem_mb",
+    "limits",
+    "sized_runs",
+    "check_limits",
+]
 
 BASE_MB = 920
 DATA_COPIES = 5  # the cache's uint8 arrays, their float32 copy for training (x4)

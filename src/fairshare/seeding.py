@@ -11,6 +11,8 @@ import hashlib
 
 import numpy as np
 
+__all__ = ["STREAMS", "seed_sequence", "generator", "integer_seed", "torch_seed", "seed_torch_for_run"]
+
 STREAMS = ("partition", "init", "sampling", "data_order", "game", "dataset")
 
 

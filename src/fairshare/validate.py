@@ -22,6 +22,19 @@ import numpy as np
 
 from fairshare.commands._shared import CommandError
 
+__all__ = [
+    "CHECK_SUFFIX",
+    "CorruptFileError",
+    "check_path",
+    "producer",
+    "corrupt",
+    "write_checked_csv",
+    "read_checked_csv",
+    "check_frame",
+    "read_runs",
+    "cache_problem",
+]
+
 if TYPE_CHECKING:
     import pandas
 

@@ -14,6 +14,8 @@ from fairshare.data import datasets
 from fairshare.data.partition import make_partition
 from fairshare.io import write_csv, write_json
 
+__all__ = ["GROUP", "HELP", "register", "build", "partitions", "inventory"]
+
 GROUP = "data"
 HELP = "datasets and partitions"
 

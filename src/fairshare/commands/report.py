@@ -9,6 +9,8 @@ from fairshare import report
 from fairshare.commands._shared import CommandError, cfg_argument, section
 from fairshare.io import write_csv, write_json, write_text
 
+__all__ = ["GROUP", "HELP", "register", "scorecard", "verdict_table"]
+
 GROUP = "report"
 HELP = "scorecard of every paper number and claim"
 

@@ -41,6 +41,29 @@ import numpy as np
 from fairshare.io import write_npz
 from fairshare.validate import cache_problem
 
+__all__ = [
+    "DatasetUnavailableError",
+    "ArrayDataset",
+    "CONTENT_MD5",
+    "IDX_FAMILY",
+    "TorchvisionSpec",
+    "TORCHVISION",
+    "OFFLINE",
+    "DATASETS",
+    "CACHEABLE",
+    "fetch_raw",
+    "build_dataset",
+    "CACHE_ARRAYS",
+    "KNOWN_CLASSES",
+    "REBUILD",
+    "content_digest",
+    "save_cache",
+    "load_cache",
+    "load_dataset",
+    "locally_available",
+    "resolve_dataset",
+]
+
 
 class DatasetUnavailableError(RuntimeError):
     """A dataset that cannot be had here, or a file of it (raw, mirror or cache) that fails its check."""

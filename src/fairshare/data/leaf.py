@@ -1,4 +1,4 @@
-"""FEMNIST as LEAF prepares it (Caldas et al. 2018), for Aequa's scalability experiment (Sec. 6.6, spec §4.1, §4.7 E8).
+"""FEMNIST as LEAF prepares it (Caldas et al. 2018), for Aequa's scalability experiment (Sec. 6.6; docs/aequa.md, Extensions).
 
 LEAF's ``preprocess.sh`` writes ``train/`` and ``test/`` folders of JSON files, each with ``users``,
 ``num_samples`` and ``user_data`` = {writer: {"x": [[784 floats in 0..1]], "y": [labels 0..61]}}. FEMNIST needs
@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from fairshare.data.datasets import ArrayDataset, DatasetUnavailableError
+
+__all__ = ["N_CLASSES", "HOW_TO_GET", "load_femnist", "cache_femnist"]
 
 N_CLASSES = 62  # digits, upper- and lower-case letters
 HOW_TO_GET = (

@@ -26,6 +26,22 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "PartitionError",
+    "Partition",
+    "homogeneous",
+    "iid",
+    "dirichlet",
+    "quantity_skew",
+    "label_skew",
+    "mmfl_iid",
+    "mmfl_noniid",
+    "label_range",
+    "writers",
+    "by_writer",
+    "make_partition",
+]
+
 
 class PartitionError(ValueError):
     """Parameters a partition scheme cannot satisfy (e.g. not enough data)."""
@@ -244,7 +260,7 @@ def writers(
     alpha: float = 0.5,
     min_size: int = 10,
 ) -> Partition:
-    """Writer-like clients for data without writer ids (spec §4.1, §4.7 E8; a stand-in for offline profiles).
+    """Writer-like clients for data without writer ids (Aequa Sec. 6.6, docs/aequa.md; a stand-in for offline profiles).
 
     LEAF's FEMNIST writers come from NIST SD19's form metadata, which other datasets lack, so every parameter here
     is a reconstruction, not a paper value:
@@ -303,7 +319,7 @@ def by_writer(
     max_clients: int | None = None,
     rng: np.random.Generator | None = None,
 ) -> Partition:
-    """One client per real writer (LEAF FEMNIST, spec §4.1) holding at least ``min_size`` samples; with
+    """One client per real writer (LEAF FEMNIST, Aequa Sec. 6.6) holding at least ``min_size`` samples; with
     ``max_clients``, a random subset of them (needs ``rng``). Clients are ordered by writer id; ``params['writers']``
     lists the id of each."""
     labels, k = _check(labels, 1)

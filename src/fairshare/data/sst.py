@@ -1,7 +1,7 @@
 """Stanford Sentiment Treebank (SST-5) from the original PTB-tree files, for Aequa's text task.
 
 torchtext's ``SST`` class is gone from current torchtext, so this module reads Stanford's archive
-``trainDevTestTrees_PTB.zip`` itself (spec §7.1): each line of ``trees/{train,dev,test}.txt`` is one sentence as a
+``trainDevTestTrees_PTB.zip`` itself (docs/aequa.md): each line of ``trees/{train,dev,test}.txt`` is one sentence as a
 labelled binary parse tree, e.g. ``(3 (2 It) (4 (2 's) (3 good)))``. The sentence label is the root's (0 = very
 negative ... 4 = very positive, the fine-grained task IAFL's code uses); the tokens are the tree's leaves, already
 tokenised by the treebank.
@@ -26,6 +26,23 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+__all__ = [
+    "URL",
+    "ARCHIVE",
+    "SHA256",
+    "SIZE",
+    "CLASSES",
+    "SSTError",
+    "verify_archive",
+    "fetch_archive",
+    "parse_tree",
+    "read_split",
+    "build_vocabulary",
+    "encode",
+    "sst_arrays",
+    "stand_in_arrays",
+]
 
 URL = "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip"
 ARCHIVE = "trainDevTestTrees_PTB.zip"

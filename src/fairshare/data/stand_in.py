@@ -13,6 +13,8 @@ import numpy as np
 
 from fairshare.data.datasets import ArrayDataset
 
+__all__ = ["IMAGE_LAYOUTS", "TEXT_LAYOUTS", "STAND_IN_DATASETS", "stand_in_dataset"]
+
 # (channels, height, width) and number of classes of each paper dataset (EMNIST: the balanced split).
 IMAGE_LAYOUTS: dict[str, tuple[tuple[int, int, int], int]] = {
     "mnist": ((1, 28, 28), 10),

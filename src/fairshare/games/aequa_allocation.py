@@ -28,6 +28,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = [
+    "SPREADS",
+    "SCHEDULES",
+    "NORMALIZATIONS",
+    "Allocation",
+    "gains",
+    "allocation_cost",
+    "continuous_optimum",
+    "snap_to_grid",
+    "closed_form_allocation",
+    "anneal",
+    "brute_force",
+    "normalized_contributions",
+    "width_reward_allocation",
+]
+
 SPREADS = ("std", "var")
 SCHEDULES = ("geometric", "log")
 NORMALIZATIONS = ("minmax", "max")

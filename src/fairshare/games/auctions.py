@@ -1,4 +1,4 @@
-"""Client-recruitment mechanisms for multi-model FL (Section V of the FedFairMMFL paper; spec §3).
+"""Client-recruitment mechanisms for multi-model FL (Section V of the FedFairMMFL paper; docs/auctions.md).
 
 Users i bid b[i, s] for training task s (in the simulations bids equal the private costs c[i, s]). Every mechanism
 has the same call shape, ``mechanism(bids, budget, rng, **switches) -> Recruitment``: bids are a (users x tasks)
@@ -15,6 +15,30 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+
+__all__ = [
+    "AuctionEvent",
+    "Recruitment",
+    "Mechanism",
+    "ascending_order",
+    "proportional_share",
+    "budget_fair",
+    "gmmfair",
+    "waterfill",
+    "maxmin_fair",
+    "greedy_within_budget",
+    "random_within_budget",
+    "val_threshold",
+    "MECHANISMS",
+    "BUDGETED",
+    "RANDOMIZED",
+    "SWITCHES",
+    "run_mechanism",
+    "truncated_normal",
+    "experiment5_bids",
+    "utility",
+    "corollary10",
+]
 
 
 @dataclass(frozen=True)
@@ -227,7 +251,7 @@ def maxmin_fair(
     strict: bool = True,
     reallocation: str = "waterfill",
 ) -> Recruitment:
-    """MMFL max-min fair auction (Algorithm 3) in the spec's cleaned reading (spec §3.4).
+    """MMFL max-min fair auction (Algorithm 3) in a cleaned reading (docs/auctions.md, Algorithm 3 as implemented).
 
     Every task starts with B_s = B/S. In round t the t-th cheapest user of task s joins if b_(t),s <= B_s / t, and
     all winners of s are re-priced to B_s / t (proportional share). If some tasks F fail, their shortfall

@@ -24,6 +24,41 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import brentq
 
+__all__ = [
+    "NOTIONS",
+    "MAX_EXACT_PLAYERS",
+    "sorted_costs",
+    "size_scaling",
+    "phi",
+    "eps_decentralized",
+    "eps_centralized",
+    "laplace_mean",
+    "variance",
+    "burdens",
+    "social_cost",
+    "variance_decentralized",
+    "social_cost_decentralized",
+    "variance_centralized",
+    "social_cost_centralized",
+    "centralized_optimum",
+    "leave_threshold",
+    "StabilityWindow",
+    "stability_interval",
+    "stability_windows",
+    "max_equilibrium_size",
+    "stable_coalitions",
+    "max_robust_size_linear",
+    "best_response_eps",
+    "entrant_burden",
+    "is_stable_direct",
+    "max_size_direct",
+    "decentralized_optimum",
+    "price_of_stability",
+    "IdenticalCostOutcome",
+    "identical_cost_outcome",
+    "identical_cost_pos",
+]
+
 NOTIONS = ("nash", "robust")
 MAX_EXACT_PLAYERS = 20  # the exact windows enumerate all 2^n coalitions
 

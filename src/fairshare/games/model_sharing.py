@@ -23,6 +23,19 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "METHODS",
+    "as_fraction",
+    "optimal_coarse_weight",
+    "optimal_fine_weights",
+    "errors",
+    "regression_errors",
+    "optimal_coarse_error_closed_form",
+    "equal_size_coarse_error",
+    "two_type_errors",
+    "coalition_errors",
+]
+
 METHODS = ("local", "uniform", "coarse", "fine")
 
 
@@ -64,7 +77,7 @@ class _Coalition:
         return (self.sum_sq - self.n[j] ** 2 + rest * rest) / (self.total * self.total)
 
     def coarse_error(self, j: int, w):
-        """Cor 4.4 (w = 0: uniform, Cor 4.3; w = 1: local, Thm 4.1), with zeta_j in the cross term (spec erratum 14)."""
+        """Cor 4.4 (w = 0: uniform, Cor 4.3; w = 1: local, Thm 4.1), with zeta_j in the cross term (docs/model_sharing.md, Errata)."""
         variance = (
             self.mu_e * (1 - w) ** 2 * self.a
             + self.mu_e * (w * w + 2 * (1 - w) * w * self.n[j] / self.total) * self.zeta[j]

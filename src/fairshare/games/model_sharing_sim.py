@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+__all__ = ["MU_E", "SIGMA2", "simulate"]
+
 NOISE_SCALE, BETA_A, BETA_B = 12.5, 8.0, 2.0  # eps^2 ~ 12.5 Beta(8, 2): E = 10 (authors' notebooks 01/02)
 MU_E = NOISE_SCALE * BETA_A / (BETA_A + BETA_B)
 SIGMA2 = 1.0  # theta_j ~ N(0, 1) for mean estimation (per coordinate, scaled by sigma2_d, for regression)

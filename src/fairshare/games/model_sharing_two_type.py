@@ -13,6 +13,21 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+__all__ = [
+    "Dual",
+    "derivative",
+    "err_small_uniform",
+    "err_large_uniform",
+    "lemma_5_1_error",
+    "g_small",
+    "h_small",
+    "g_large",
+    "h_large",
+    "err_small_coarse",
+    "err_large_coarse",
+    "quotient_numerator",
+]
+
 
 @dataclass(frozen=True)
 class Dual:
@@ -120,7 +135,7 @@ def g_large(s, l, n_s, n_l, mu_e, sigma2):
 
 
 def h_large(s, l, n_s, n_l, mu_e, sigma2):
-    """Lemma D.3's h_L with n_l in its second term (the printed n_s does not give Lemma 6.3: spec §8 item 10)."""
+    """Lemma D.3's h_L with n_l in its second term (the printed n_s does not give Lemma 6.3: docs/model_sharing.md, Errata)."""
     rest, b = _large_sums(s, l, n_s, n_l)
     return rest**2 + n_l * rest + n_l * sigma2 / mu_e * b
 

@@ -20,7 +20,24 @@ import numpy as np
 
 from fairshare.games.shapley import conditional_shapley, membership, n_players, shapley_values
 
-#: lambda for a party whose cost v(N) - v(i) is zero: its flows are zero whatever lambda is (spec ambiguity A6).
+__all__ = [
+    "NO_COST",
+    "NonMonotoneGameWarning",
+    "Allocation",
+    "singletons",
+    "monotonicity_violations",
+    "payoff_vector",
+    "payoff_flow_matrix",
+    "budget_lambda",
+    "fixed_point_lambda",
+    "allocate",
+    "adjusted_game",
+    "rho_shapley_rewards",
+    "rho_shapley_gap",
+    "order_conflicts",
+]
+
+#: lambda for a party whose cost v(N) - v(i) is zero: its flows are zero whatever lambda is (docs/payoff_flows.md).
 NO_COST = 1e-15
 
 
@@ -107,7 +124,7 @@ def budget_lambda(F: np.ndarray, budgets: Sequence[float]) -> np.ndarray:
 def fixed_point_lambda(
     F: np.ndarray, budgets: Sequence[float], tol: float = 1e-12, max_iter: int = 100_000
 ) -> np.ndarray:
-    """lambda* by the fixed-point iteration of the authors' code (reimplemented here from its description, spec §4):
+    """lambda* by the fixed-point iteration of the authors' code (reimplemented here from its description; docs/payoff_flows.md):
     start at 1, repeatedly lower the first over-budget party to its budget.
 
     A second algorithm to cross-check ``budget_lambda`` in the tests (both give the greatest feasible lambda when

@@ -22,6 +22,18 @@ from typing import NamedTuple
 
 import numpy as np
 
+__all__ = [
+    "ValueFunction",
+    "Estimate",
+    "n_players",
+    "membership",
+    "marginal_contributions",
+    "shapley_values",
+    "conditional_shapley",
+    "monte_carlo_shapley",
+    "monte_carlo_conditional_shapley",
+]
+
 ValueFunction = Callable[[int], float]
 
 

@@ -373,7 +373,7 @@ def theorem_6_5_partition(game: TwoTypeGame) -> TypedPartition:
     """Strictly core stable partition under optimal coarse federation (Thm 6.5).
 
     Exact ties go to the grand coalition: the theorem's statement puts them in the split branch, but its proof (and
-    a numerical check of the tie instances) shows the grand coalition is the strictly core stable one (spec §4.3).
+    a numerical check of the tie instances) shows the grand coalition is the strictly core stable one (docs/model_sharing.md).
     """
     if game.S and game.L and game.err(game.S, game.L)[0] > game.err(game.S, 0)[0]:
         return typed([(game.S, 0), (0, game.L)])

@@ -7,3 +7,22 @@ reference and batched executor; evaluation), ``models`` (every architecture, qui
 The papers' algorithms as round steps: ``mmfl``, ``aequa``, ``aequa_training_time``, ``baselines`` (standalone,
 FedAvg-FT, CGSV, IAFL), ``valuation`` (one model per coalition). docs/engine.md describes the engine's API.
 """
+
+# the public submodules
+__all__ = [
+    "aequa",
+    "aequa_training_time",
+    "aggregation",
+    "baselines",
+    "device",
+    "engine",
+    "evaluation",
+    "kernels",
+    "mmfl",
+    "mmfl_policies",
+    "models",
+    "rounds",
+    "sgd",
+    "slimmable",
+    "valuation",
+]

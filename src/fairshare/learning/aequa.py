@@ -33,6 +33,22 @@ from fairshare.learning.evaluation import balanced_accuracy_of
 from fairshare.learning.rounds import RoundStep
 from fairshare.learning.slimmable import SlimmableMLP, SlimmableResNet18, SwitchableBatchNorm2d, set_width
 
+__all__ = [
+    "SUBWIDTH_MODES",
+    "AEQUA_MODELS",
+    "State",
+    "width_grid",
+    "build_slimmable_model",
+    "uses_batch_norm",
+    "has_switchable_bn",
+    "step_widths_plan",
+    "aequa_local_train",
+    "bn_keys_by_width",
+    "aggregate",
+    "aequa_step",
+    "width_accuracy_curve",
+]
+
 SUBWIDTH_MODES = ("full_plus_random", "random_only", "sandwich")
 AEQUA_MODELS = ("aequa_cnn1", "aequa_cnn2", "aequa_resnet18", "aequa_lstm", "aequa_mlp")
 State = dict[str, torch.Tensor]

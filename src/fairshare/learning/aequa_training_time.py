@@ -1,4 +1,4 @@
-"""Aequa's training-time rewards (Sec. 4.3, App. C, Algorithm 2; the algorithm image was lost, spec §2.5).
+"""Aequa's training-time rewards (Sec. 4.3, App. C, Algorithm 2; the algorithm image was lost; docs/aequa.md).
 
 Every round client i receives the width-p_i sub-network of the global model and trains it (width p_i plus one
 width sampled from [p_min, p_i] per minibatch, as in Algorithm 1). The server then
@@ -30,6 +30,16 @@ from fairshare.learning.aggregation import masked_average
 from fairshare.learning.engine import ClientData, TrainSettings
 from fairshare.learning.rounds import RoundStep
 from fairshare.learning.slimmable import SlimmableConv2d, SlimmableLinear, SlimmableLSTM, set_width, width_masks
+
+__all__ = [
+    "CA_METHODS",
+    "State",
+    "last_layer_keys",
+    "slice_scores",
+    "widths_from_contributions",
+    "training_time_start",
+    "training_time_step",
+]
 
 CA_METHODS = ("cgsv", "shapfed")
 State = dict[str, torch.Tensor]

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
+__all__ = ["State", "weighted_average", "uniform_average", "masked_average"]
+
 State = Mapping[str, torch.Tensor]
 
 

@@ -38,6 +38,24 @@ from fairshare.learning.aggregation import weighted_average
 from fairshare.learning.engine import ClientData, TrainSettings, local_train
 from fairshare.learning.rounds import RoundStep
 
+__all__ = [
+    "State",
+    "OrderRng",
+    "Participants",
+    "LrAt",
+    "train_from",
+    "standalone_phases",
+    "standalone_step",
+    "fedavg_step",
+    "finetune",
+    "pooled_buffers",
+    "sparsify",
+    "cgsv_start",
+    "cgsv_step",
+    "iafl_start",
+    "iafl_step",
+]
+
 State = dict[str, torch.Tensor]
 OrderRng = Callable[[int, int], np.random.Generator]
 Participants = Callable[[int], np.ndarray]  # round -> indices of the clients that join it

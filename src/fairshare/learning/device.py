@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+__all__ = ["resolve_device", "set_deterministic"]
+
 
 def resolve_device(name: str = "auto") -> torch.device:
     """``auto``: CUDA when present, else CPU; ``cuda`` without a GPU is an error rather than a silent CPU run."""

@@ -12,6 +12,8 @@ from torch import nn
 from fairshare.learning.engine import State, _autocast, _precision
 from fairshare.learning.kernels import cpu_images, cpu_kernels
 
+__all__ = ["EVAL_CHUNK", "evaluate", "predict", "balanced_accuracy_of", "to_tensors"]
+
 EVAL_CHUNK = 128  # samples per forward pass in evaluate/predict of CPU images: faster than 1,024 here (docs/engine.md)
 
 

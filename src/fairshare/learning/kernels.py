@@ -24,6 +24,8 @@ from torch.autograd.function import once_differentiable
 from torch.nn.modules.utils import _pair
 from torch.overrides import TorchFunctionMode
 
+__all__ = ["MIN_PIXELS", "cpu_images", "cpu_kernels"]
+
 
 class _ChannelsLastMaxPool2d(torch.autograd.Function):
     """Max pooling of an NCHW tensor by the channels-last kernel, returned NCHW, with torch's NCHW backward."""

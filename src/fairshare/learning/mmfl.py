@@ -12,7 +12,7 @@ The first round is allocated uniformly at random. Training goes through :func:`f
 every round's randomness comes from generators derived from (seed, round), so a run resumed from its checkpoint is
 identical to an uninterrupted one.
 
-:class:`Fidelity` says which of the authors' code quirks a task reproduces (spec §2.4-2.5); ``FIDELITY["faithful"]``
+:class:`Fidelity` says which of the authors' code quirks a task reproduces (docs/mmfl.md, Fidelity); ``FIDELITY["faithful"]``
 is their code, ``FIDELITY["corrected"]`` fixes every quirk.
 """
 
@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from fairshare import seeding
 from fairshare.data.datasets import ArrayDataset
 from fairshare.data.partition import Partition
 from fairshare.learning.aggregation import uniform_average, weighted_average
@@ -38,13 +39,35 @@ from fairshare.learning.models import build_model
 from fairshare.learning.rounds import run_rounds, settings_hash
 from fairshare.metrics import collapsed
 
-ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (spec §2.2 guard)
+__all__ = [
+    "ERROR_FLOOR",
+    "MEMBERS",
+    "Fidelity",
+    "FIDELITY",
+    "Task",
+    "build_task",
+    "batch_statistics",
+    "allocation_probabilities",
+    "allocate",
+    "qffl_update",
+    "tasks_fingerprint",
+    "SamplingRng",
+    "OrderRng",
+    "seeded_generators",
+    "run_mmfl",
+    "mark_collapsed",
+    "allocation_map",
+]
+
+ERROR_FLOOR = 1e-8  # keeps f_s^(alpha-1) defined when a task reaches 100% accuracy (a guard; docs/mmfl.md)
 MEMBERS = "members"  # a round row's clients that trained its task; only for the allocation map
+SamplingRng = Callable[[int], np.random.Generator]  # round -> the generator of its active clients and allocation
+OrderRng = Callable[[int, int, int], np.random.Generator]  # (round, task, client) -> the client's data order
 
 
 @dataclass(frozen=True)
 class Fidelity:
-    """Which quirks of the authors' code (spec §2.4-2.5) a task reproduces.
+    """Which quirks of the authors' code (docs/mmfl.md, Fidelity) a task reproduces.
 
     - ``double_softmax``: the MNIST-family CNN without a nonlinearity between its convolutions and with ReLU + softmax
       on its output, which the cross-entropy then treats as logits (else ReLUs between the layers, logits out);
@@ -100,19 +123,21 @@ def build_task(
     partition: Partition,
     *,
     model: str,
-    fidelity: Fidelity,
     settings: TrainSettings,
-    test_indices: np.ndarray,
-    init_seed: int,
+    fidelity: Fidelity = FIDELITY["corrected"],
+    test_indices: np.ndarray | None = None,
+    init_seed: int = 0,
     mask_absent: bool = False,
     lr_decay: float = 1.0,
     device: torch.device | str = "cpu",
 ) -> Task:
     """A task from a dataset and a client partition: each client's data with the mask of the classes it holds, the
-    test samples ``test_indices``, and architecture ``model`` with ``fidelity``'s quirks initialised from
-    ``torch.manual_seed(init_seed)``. ``mask_absent``: set the outputs of the classes a client lacks to
+    test samples ``test_indices`` (default: the whole test split), and architecture ``model`` (one of
+    :data:`fairshare.learning.models.MODELS`) with ``fidelity``'s quirks (default: none, ``FIDELITY["corrected"]``)
+    initialised from ``torch.manual_seed(init_seed)``. ``mask_absent``: set the outputs of the classes a client lacks to
     ``fidelity.absent_class_fill`` before the loss (the authors do so in their non-iid experiments)."""
     x, y = to_tensors(dataset.x_train, dataset.y_train, device)
+    test_indices = np.arange(len(dataset.y_test)) if test_indices is None else test_indices
     xt, yt = to_tensors(dataset.x_test[test_indices], dataset.y_test[test_indices], device)
     clients = []
     for ix, counts in zip(partition.client_indices, partition.counts):
@@ -207,19 +232,31 @@ def tasks_fingerprint(tasks: Sequence[Task]) -> list[dict[str, Any]]:
     ]
 
 
+def seeded_generators(seed: int) -> tuple[SamplingRng, OrderRng, str]:
+    """The default generator factories and settings hash of :func:`run_mmfl` for ``seed``: round r's sampling
+    generator is the ``sampling`` stream of ``seed`` keyed by r, client c's data order for task s in round r the
+    ``data_order`` stream keyed by (r, s, c) (:mod:`fairshare.seeding`)."""
+    return (
+        lambda r: seeding.generator(seed, "sampling", r),
+        lambda r, s, c: seeding.generator(seed, "data_order", r, s, c),
+        settings_hash("run_mmfl", seed),
+    )
+
+
 def run_mmfl(
     tasks: Sequence[Task],
     *,
-    n_clients: int,
-    active_rate: float,
     rounds: int,
-    policy: str,
-    alpha: float,
-    weighted_aggregation: bool,
-    executor: str,
-    sampling_rng: Callable[[int], np.random.Generator],
-    order_rng: Callable[[int, int, int], np.random.Generator],
-    settings: str,
+    policy: str = "fedfair",
+    seed: int = 0,
+    n_clients: int | None = None,
+    active_rate: float = 1.0,
+    alpha: float = 3.0,
+    weighted_aggregation: bool = True,
+    executor: str = "auto",
+    sampling_rng: SamplingRng | None = None,
+    order_rng: OrderRng | None = None,
+    settings: str | None = None,
     checkpoint: str | Path | None = None,
     lipschitz: float = 1.0,
     progress: bool = True,
@@ -230,11 +267,16 @@ def run_mmfl(
     """Run the concurrent training; return per-round rows (round, task, task_name, accuracy, loss, clients) and the
     allocation map.
 
-    The allocation map has shape (clients, rounds) with the task index each client trained (-1 when inactive).
-    ``sampling_rng(round)`` draws active clients and allocations; ``order_rng(round, task, client)`` orders data.
+    The simple call is ``run_mmfl(tasks, rounds=20, policy="fedfair", seed=0)``: every client (``n_clients``
+    defaults to the first task's client count) is active every round (``active_rate`` 1), ``alpha`` = 3 (the paper's
+    value for FedFairMMFL), aggregation weighted by client data size, and the randomness comes from ``seed``
+    (:func:`seeded_generators`). The pipeline passes its own generators instead:
+    ``sampling_rng(round)`` draws active clients and allocations; ``order_rng(round, task, client)`` orders data;
     ``settings`` is the caller's :func:`~fairshare.learning.rounds.settings_hash` of what this function cannot see
-    (the seed behind the two generator factories, the config they come from); the checkpoint's hash adds every
-    argument here and the tasks' data and initial weights, so a checkpoint of any other run is discarded.
+    (the seed behind the two generator factories, the config they come from). Pass all three or none (then ``seed``
+    is ignored). The checkpoint's hash adds every argument here and the tasks' data and initial weights, so a
+    checkpoint of any other run is discarded.
+    The allocation map has shape (clients, rounds) with the task index each client trained (-1 when inactive).
     ``eligibility`` (clients x tasks, in [0, 1]) is the chance that a client may train a task in a round (1 for a
     recruited client, its fraction for a fractionally recruited one, 0 otherwise); clients with no eligible task sit
     the round out. Without it every client may train every task.
@@ -244,6 +286,12 @@ def run_mmfl(
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy '{policy}'; choose one of {', '.join(POLICIES)}")
+    given = [x is not None for x in (sampling_rng, order_rng, settings)]
+    if any(given) and not all(given):
+        raise ValueError("pass sampling_rng, order_rng and settings together, or none of them (seed derives all three)")
+    if not any(given):
+        sampling_rng, order_rng, settings = seeded_generators(seed)
+    n_clients = len(tasks[0].clients) if n_clients is None else n_clients
     if not 0 < active_rate <= 1:
         raise ValueError(f"active_rate must be in (0, 1], got {active_rate}")
     n_tasks = len(tasks)

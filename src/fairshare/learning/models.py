@@ -1,6 +1,6 @@
 """Architectures used by the training papers, with the authors' quirks as named options (corrected behaviour default).
 
-Multi-model FL (FedFairMMFL spec §2.5):
+Multi-model FL (FedFairMMFL Sec. VI and the authors' code; docs/mmfl.md):
 - ``MnistCNN``: the CNN for MNIST / Fashion-MNIST (2 conv 3x3 with 32/64 channels, 2 max-pools, FC 512, FC out;
   kaiming-uniform conv and xavier-normal linear init, zero biases). The EMNIST model is the same network with 47
   outputs (registry name ``emnist_cnn``; the authors' optional 3-conv network is not what the paper describes).
@@ -14,12 +14,12 @@ Multi-model FL (FedFairMMFL spec §2.5):
 The authors' training quirks (masking of absent classes, evaluation batch size, a learning-rate decay that never
 takes effect) are training settings; ``fairshare.learning.mmfl.Fidelity`` switches all of them with these two.
 
-Aequa (spec §4.4; slimmable versions from ``fairshare.learning.slimmable``; layer sizes the paper lost are the spec's
-reconstructions): ``aequa_cnn1`` (1 conv + 2 FC, MNIST/FMNIST), ``aequa_cnn2`` (2 conv + 2 FC, SVHN),
+Aequa (App. B; slimmable versions from ``fairshare.learning.slimmable``; layer sizes the paper lost are this repository's
+reconstructions (docs/aequa.md)): ``aequa_cnn1`` (1 conv + 2 FC, MNIST/FMNIST), ``aequa_cnn2`` (2 conv + 2 FC, SVHN),
 ``aequa_resnet18`` (ResNet-18 with switchable batch norm on a width grid), ``aequa_lstm`` (embedding, bidirectional LSTM, 3 FC),
 ``aequa_mlp`` (slimmable MLP for the offline profile's tabular data).
 
-Payoff flows (spec §3.1): ``MLP`` with hidden (64, 64) is the authors' 784-64-64-10 network (logits out).
+Payoff flows (Sec. 5; docs/payoff_flows.md): ``MLP`` with hidden (64, 64) is the authors' 784-64-64-10 network (logits out).
 
 Offline data of the default profile: ``SmallCNN`` for scikit-learn's 8x8 digits (and other small images) and ``MLP``
 for the synthetic Gaussian features. Every model adapts to the input shape it is built for.
@@ -34,9 +34,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = ["MnistCNN", "PreActResNet18", "SmallCNN", "MLP", "MODELS", "build_model"]
+
 
 class MnistCNN(nn.Module):
-    """FedFairMMFL's MNIST-family CNN (spec §2.5); ``faithful`` = the authors' activation quirks."""
+    """FedFairMMFL's MNIST-family CNN (docs/mmfl.md); ``faithful`` = the authors' activation quirks."""
 
     def __init__(self, input_shape: Sequence[int] = (1, 28, 28), n_classes: int = 10, faithful: bool = False):
         super().__init__()
@@ -80,7 +82,7 @@ class _PreActBlock(nn.Module):
 
 
 class PreActResNet18(nn.Module):
-    """Pre-activation ResNet-18 for 32x32 images (spec §2.5); ``track_running_stats=False`` = the authors' batch norm."""
+    """Pre-activation ResNet-18 for 32x32 images (docs/mmfl.md); ``track_running_stats=False`` = the authors' batch norm."""
 
     def __init__(
         self,
@@ -136,7 +138,7 @@ class SmallCNN(nn.Module):
 class MLP(nn.Module):
     """Flatten, then Linear + ReLU per ``hidden`` size, then a linear output (logits).
 
-    ``hidden=(64, 64)`` on 28x28 inputs is the payoff paper's 784-64-64-10 network (spec §3.1).
+    ``hidden=(64, 64)`` on 28x28 inputs is the payoff paper's 784-64-64-10 network (Sec. 5).
     """
 
     def __init__(self, input_shape: Sequence[int], n_classes: int, hidden: Sequence[int] = (64, 64)):

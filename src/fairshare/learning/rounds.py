@@ -34,6 +34,22 @@ import torch
 from fairshare.io import TIDY_COLUMNS, atomic_path, naming_full_disk, write_csv
 from fairshare.learning.progress import Progress
 
+__all__ = [
+    "Metrics",
+    "RoundStep",
+    "CHECKPOINT_FORMAT",
+    "settings_hash",
+    "save_checkpoint",
+    "read_checkpoint",
+    "load_checkpoint",
+    "rows_path",
+    "discard_checkpoint",
+    "RowLog",
+    "tidy_rows",
+    "metrics_frame",
+    "run_rounds",
+]
+
 Metrics = Mapping[str, float] | Sequence[Mapping[str, Any]]
 RoundStep = Callable[[int, Any], tuple[Any, Metrics, int]]
 CHECKPOINT_FORMAT = 3

@@ -10,6 +10,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+__all__ = ["ClientData", "TrainSettings", "batch_plan", "step_count", "decayed_lr", "masked_loss", "sgd_step"]
+
 
 @dataclass
 class ClientData:
@@ -60,7 +62,7 @@ def step_count(n: int, settings: TrainSettings) -> int:
 def decayed_lr(lr: float, gamma: float, round_index: int, *, inert: bool = False) -> float:
     """Learning rate of round ``round_index`` (0-based) under a per-round exponential decay ``lr * gamma**round``.
 
-    ``inert=True`` reproduces the multi-model FL authors' code (spec §2.4): a StepLR is created per client per round
+    ``inert=True`` reproduces the multi-model FL authors' code (docs/mmfl.md, Fidelity): a StepLR is created per client per round
     and stepped once after local training, so the decay never takes effect and every round uses ``lr``.
     """
     return lr if inert else lr * gamma**round_index

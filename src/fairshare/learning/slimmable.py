@@ -19,6 +19,21 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = [
+    "units",
+    "SlimmableLinear",
+    "SlimmableConv2d",
+    "SwitchableBatchNorm2d",
+    "SlimmableLSTM",
+    "set_width",
+    "width_masks",
+    "subnetwork_state",
+    "SlimmableCNN",
+    "SlimmableTextLSTM",
+    "SlimmableMLP",
+    "SlimmableResNet18",
+]
+
 
 def units(p: float, channels: int) -> int:
     """Channels kept at width p: ceil(p C), at least 1."""
@@ -205,7 +220,7 @@ def subnetwork_state(model: nn.Module, p: float) -> dict[str, torch.Tensor]:
 class SlimmableCNN(nn.Module):
     """Aequa's CNNs, slimmable: ``convs=1`` (MNIST/FMNIST, 1 conv + 2 FC) or ``convs=2`` (SVHN, 2 conv + 2 FC).
 
-    Layer widths are the spec's placeholders (the paper lost them; reconstruction): conv 32 (and 64) channels 5x5,
+    Layer widths are this repository's placeholders (docs/aequa.md) (the paper lost them; reconstruction): conv 32 (and 64) channels 5x5,
     FC 128 (1 conv) or 512 (2 conv). ``widths`` given: switchable batch norm after each conv on that grid.
     """
 
@@ -253,7 +268,7 @@ class _SlimmableFlatLinear(SlimmableLinear):
 
 
 class SlimmableTextLSTM(nn.Module):
-    """Aequa's LSTM for SST (App. B: embedding, an LSTM layer, three FC layers; sizes lost). Reconstruction [spec §4.4,
+    """Aequa's LSTM for SST (App. B: embedding, an LSTM layer, three FC layers; sizes lost). Reconstruction [docs/aequa.md,
     I-med]: IAFL's ``LSTM_Text``: Embedding(vocab -> 300, not slimmed) -> bidirectional LSTM (hidden 120) -> dropout
     0.5 -> FC(240 -> 120) -> FC(120 -> 84) -> FC(84 -> classes).
 

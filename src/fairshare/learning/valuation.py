@@ -1,6 +1,6 @@
 """Coalition valuation v(C): one model per coalition, trained from one fixed initialisation on the coalition's data.
 
-The payoff paper's authors' setup (spec §3.1, from their code): an MLP input -> 64 -> 64 -> classes with ReLU,
+The payoff paper's authors' setup (the paper's Sec. 5, details from their code; docs/payoff_flows.md): an MLP input -> 64 -> 64 -> classes with ReLU,
 inputs scaled to [0, 1], Adam (lr 1e-3), cross-entropy on logits, batch 64, a fixed number of epochs, the same
 initial weights for every coalition; v(C) = nu * test accuracy of the final model (no model selection).
 Coalition data is the concatenation of the members' index lists (overlaps duplicated, as in the authors' code) or
@@ -26,6 +26,8 @@ import torch
 from torch import nn
 
 from fairshare.learning.rounds import run_rounds
+
+__all__ = ["EVAL_BATCH", "mlp", "initial_model", "coalition_indices", "Adam", "train_and_score", "accuracy"]
 
 EVAL_BATCH = 4096
 

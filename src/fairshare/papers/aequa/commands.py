@@ -8,6 +8,21 @@ import argparse
 from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
 from fairshare.io import read_json, write_csv, write_json, write_text
 
+__all__ = [
+    "GROUP",
+    "HELP",
+    "TABLES",
+    "register",
+    "runs_argument",
+    "parse_runs",
+    "write_runs",
+    "settings",
+    "job_inputs",
+    "run",
+    "summarize",
+    "figures",
+]
+
 GROUP = "aequa"
 HELP = "Aequa: slimmable collaborative training, fair post-training allocation, FedAvg-FT / CGSV / IAFL baselines"
 TABLES = ("table1", "table2", "table7", "table8", "table9")

@@ -26,6 +26,20 @@ from fairshare.papers.aequa.settings import AequaSettings, Partition, PerDataset
 from fairshare.papers.aequa.settings import describe_per_dataset as describe_per_dataset
 from fairshare.papers.aequa.settings import lookup as lookup
 
+__all__ = [
+    "MAIN_METHODS",
+    "Run",
+    "job_order",
+    "JobInputs",
+    "ContributionSource",
+    "run_job",
+    "finished",
+    "allocate",
+    "allocated_rewards",
+    "MAIN",
+    "train_runs",
+]
+
 MAIN_METHODS = ("standalone", "fedavg_ft", "cgsv", "iafl", "aequa", "aequa_pmin")
 
 

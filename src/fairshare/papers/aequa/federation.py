@@ -19,6 +19,8 @@ from fairshare import seeding
 from fairshare.config import ConfigError
 from fairshare.papers.aequa.settings import AequaSettings, Partition, PerDataset, lookup
 
+__all__ = ["Contributions", "load_dataset", "is_tokens", "model_inputs", "Setting", "prepare", "Job"]
+
 
 @dataclasses.dataclass(frozen=True)
 class Contributions:

@@ -14,6 +14,8 @@ import pandas as pd
 from fairshare.io import save_figure
 from fairshare.plotting import LEGEND_SIZE, panel_grid, pearson_label, seed_band
 
+__all__ = ["METHODS", "SCHEMES", "partition_title", "accuracy_vs_width", "reward_vs_contribution", "draw"]
+
 METHODS = {
     "fedavg_ft": ("FedAvg-FT", "tab:blue"),
     "cgsv": ("CGSV", "tab:green"),

@@ -21,6 +21,8 @@ import numpy as np
 from fairshare.papers.aequa.federation import Contributions, Job, Setting
 from fairshare.papers.aequa.settings import AequaSettings, TrainingTime, lookup
 
+__all__ = ["Participants", "Joining", "Experiment", "Context", "Method", "aequa_step", "METHODS", "evaluation", "train"]
+
 Participants = Callable[[int], np.ndarray]  # round -> indices of the clients that join it
 
 

@@ -16,6 +16,24 @@ from typing import Any
 
 from fairshare.config import ConfigError
 
+__all__ = [
+    "PerDataset",
+    "lookup",
+    "describe_per_dataset",
+    "lr_schedule",
+    "Partition",
+    "Training",
+    "Allocation",
+    "Cgsv",
+    "Iafl",
+    "Tables",
+    "AequaSettings",
+    "Participation",
+    "TrainingTime",
+    "Scale",
+    "ExtensionSettings",
+]
+
 PerDataset = Any  # one value for every dataset, or {dataset: value, "default": value}
 
 

@@ -13,6 +13,21 @@ import numpy as np
 
 from fairshare.papers.aequa.settings import AequaSettings, Partition, describe_per_dataset
 
+__all__ = [
+    "COLUMNS",
+    "TABLE1_COLUMNS",
+    "BASELINES",
+    "pearson",
+    "tidy_metrics",
+    "with_cost",
+    "per_client",
+    "width_curve_rows",
+    "width_curves",
+    "main_partitions",
+    "COST_LABELS",
+    "paper_tables",
+]
+
 COLUMNS = {"fedavg_ft": "FedAvg-FT", "cgsv": "CGSV", "iafl": "IAFL", "aequa": "Aequa"}
 TABLE1_COLUMNS = {"fedavg_ft": "FedAvg", "cgsv": "CGSV", "iafl": "IAFL", "aequa": "Aequa"}
 BASELINES = ("fedavg_ft", "cgsv", "iafl")

@@ -10,6 +10,21 @@ from fairshare.commands._shared import CommandError, cfg_argument, discard_check
 from fairshare.io import read_json, write_csv, write_text
 from fairshare.papers.aequa.commands import job_inputs, parse_runs, runs_argument, write_runs
 
+__all__ = [
+    "GROUP",
+    "HELP",
+    "register",
+    "settings",
+    "participation",
+    "participation_summary",
+    "training_time",
+    "training_time_summary",
+    "scale",
+    "scale_overhead",
+    "scale_summary",
+    "femnist_data",
+]
+
 GROUP = "aequa-ext"
 HELP = "Aequa extensions: participation-rate contributions (Table 3, Fig. 2), training-time rewards (Figs 3-4), FEMNIST at scale (Table 4, Fig. 5)"
 

@@ -22,6 +22,34 @@ from fairshare.papers.aequa.methods import Context, Experiment, Joining
 from fairshare.papers.aequa.settings import ExtensionSettings, PerDataset, Scale
 from fairshare.papers.aequa.tables import pearson, width_curve_rows
 
+__all__ = [
+    "PARTICIPATION_METHODS",
+    "TRAINING_TIME_METHODS",
+    "SCALE_METHODS",
+    "LABELS",
+    "ROUND_METRICS",
+    "participation_rates",
+    "participants_schedule",
+    "rates_as_accuracies",
+    "bernoulli_joining",
+    "participation_rewards",
+    "participation_runs",
+    "participation_results",
+    "table3",
+    "round_rewards",
+    "training_time_runs",
+    "training_time_rounds",
+    "final_width_correlations",
+    "sampled_joining",
+    "scale_rewards",
+    "scale_runs",
+    "scale_overhead",
+    "scale_results",
+    "table4",
+    "overhead_summary",
+    "scale_width_curve",
+]
+
 PARTICIPATION_METHODS = ("fedavg_ft", "cgsv", "iafl", "aequa")
 TRAINING_TIME_METHODS = ("fedavg_ft", "cgsv", "iafl", "aequa", "aequa_cgsv", "aequa_shapfed")
 SCALE_METHODS = ("standalone", "fedavg_ft", "aequa")
@@ -46,7 +74,7 @@ def _anneal(ctx: Context, target: np.ndarray, fitted: np.ndarray, stream: str, *
 # ----------------------------------------------------------------------------------------------- participation
 def participation_rates(n: int, low: float, high: float) -> np.ndarray:
     """Client i's probability of joining a round: evenly spaced over [low, high] (Sec. 6.4 "a mild but controlled
-    variation"; the formula is lost, reconstruction [spec §2.6])."""
+    variation"; the formula is lost, reconstruction [docs/aequa.md])."""
     return np.linspace(low, high, n)
 
 
@@ -59,7 +87,7 @@ def participants_schedule(
 
 def rates_as_accuracies(rates: np.ndarray, curve: np.ndarray) -> np.ndarray:
     """Participation rates min-max mapped onto the accuracy range [a(p_min), a(1)] of the trained model, so the
-    allocation's gains compare like with like (App. D.6-style normalisation, reconstruction [spec §2.6])."""
+    allocation's gains compare like with like (App. D.6-style normalisation, reconstruction [docs/aequa.md])."""
     lo, hi = float(np.min(curve)), float(np.max(curve))
     span = rates.max() - rates.min()
     if span <= 0:

@@ -13,6 +13,8 @@ from fairshare.io import save_figure
 from fairshare.papers.aequa.figures import partition_title
 from fairshare.plotting import LEGEND_SIZE, pearson_label, round_axis, seed_band
 
+__all__ = ["STYLE", "METRICS", "reward_vs_rate", "metrics_over_rounds", "scale_accuracy_vs_width", "scale_figure"]
+
 STYLE = {
     "fedavg_ft": ("FedAvg-FT", "tab:blue", "o"),
     "cgsv": ("CGSV", "tab:green", "s"),

@@ -12,6 +12,20 @@ from fairshare.io import read_json, write_csv, write_json
 from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
 from fairshare.validate import read_runs, write_checked_csv
 
+__all__ = [
+    "GROUP",
+    "HELP",
+    "EXP6_COLUMNS",
+    "register",
+    "exp5",
+    "recruit",
+    "properties",
+    "claims",
+    "figures",
+    "exp6",
+    "figure7c",
+]
+
 GROUP = "auctions"
 HELP = "client-recruitment auctions for multi-model FL (budget-fair, max-min fair, GMMFair, baselines)"
 #: The columns of an Exp 6 run's rows (``auctions exp6``) and their types, checked where ``figure7c`` reads them.

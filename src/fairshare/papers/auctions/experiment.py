@@ -1,7 +1,7 @@
 """Recruitment auctions (Section V of the FedFairMMFL paper): the ``auctions`` config block as typed settings,
 Experiment 5 (take-up per task vs budget), the recruitment files of Experiment 6 and its training jobs, and the
 measured properties the claims are computed from: misreporting gains (truthfulness, Theorem 8, Corollary 9) and
-Corollary 10 by Monte Carlo (spec §3.4-3.5 and §6)."""
+Corollary 10 by Monte Carlo (Algorithm 3, Corollary 10 and Sec. VI of the paper; docs/auctions.md)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,26 @@ import pandas as pd
 
 from fairshare import seeding
 from fairshare.games import auctions as au
+
+__all__ = [
+    "BID_KEY",
+    "Exp6",
+    "Settings",
+    "experiment_bids",
+    "recruit_one",
+    "exp5",
+    "recruitment_record",
+    "event_bidders",
+    "Misreports",
+    "misreport_grid",
+    "misreport_profile",
+    "truthfulness",
+    "corollary10_monte_carlo",
+    "corollary10_auctions",
+    "corollary10_table",
+    "exp6_job",
+    "exp6_per_round",
+]
 
 BID_KEY = 7  # seeding key of the Exp 5 / Exp 6 bid profiles
 
@@ -377,7 +397,7 @@ def exp6_job(
 ) -> pd.DataFrame:
     """Train the two tasks with FedFairMMFL on one recruitment (``record``: a recruitment JSON); ``training`` is the
     mmfl block's :class:`fairshare.papers.mmfl.experiment.Training`, local epochs overridden by ``exp6``. A client
-    may train a task in a round with probability x[client, task] (spec §4, Exp 6)."""
+    may train a task in a round with probability x[client, task] (Sec. VI, Exp 6)."""
     from fairshare.data.partition import mmfl_iid
     from fairshare.learning.mmfl import run_mmfl
     from fairshare.learning.rounds import settings_hash

@@ -14,6 +14,8 @@ from fairshare.io import save_figure
 from fairshare.papers.auctions.experiment import Settings
 from fairshare.plotting import LEGEND_SIZE, round_axis
 
+__all__ = ["LABELS", "NO_BUDGET", "COLORS", "MARKS", "PANELS", "caption", "figure7", "figure7c"]
+
 LABELS = {
     "budget_fair": "Budget-Fair Auction",
     "maxmin_fair": "MMFL Max-Min Fair",

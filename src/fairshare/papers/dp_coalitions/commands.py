@@ -13,6 +13,8 @@ from fairshare.io import save_figure_paths, write_csv
 from fairshare.papers.dp_coalitions import claims, experiment
 from fairshare.report import write_claims
 
+__all__ = ["GROUP", "HELP", "register", "fig1", "examples", "pos", "claims_cmd", "plot_fig1", "plot_pos"]
+
 GROUP = "dp-coalitions"
 HELP = "data sharing with endogenous DP levels: Nash and robust equilibria as exact sigma intervals"
 

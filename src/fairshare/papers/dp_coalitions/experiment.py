@@ -20,6 +20,30 @@ from scipy.optimize import minimize, minimize_scalar
 from fairshare import seeding
 from fairshare.games import dp_coalitions as dp
 
+__all__ = [
+    "PAPER",
+    "Settings",
+    "coalitions_text",
+    "figure1",
+    "worked_examples",
+    "price_of_stability",
+    "CLAIM_2_COUNTEREXAMPLE",
+    "random_instance",
+    "laplace_variance_evidence",
+    "designer_evidence",
+    "eps_evidence",
+    "selfish_evidence",
+    "definitions_evidence",
+    "nash_in_robust_evidence",
+    "grand_coalition_evidence",
+    "robust_size_evidence",
+    "identical_cost_evidence",
+    "well_separated_evidence",
+    "boundary_evidence",
+    "theorem_3_evidence",
+    "claim_evidence",
+]
+
 PAPER = "dp_coalitions"
 
 
@@ -185,7 +209,12 @@ def price_of_stability(settings: Settings) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------- evidence for the claims
 # Random instances come from Generators seeded by the caller; ``count`` scales the grids. Each builder returns the
 # values claims.py judges (computed with the library, the definitions, or a numerical optimiser), never a verdict.
-CLAIM_2_COUNTEREXAMPLE = (2, 1.0, 1e-3, 4.04)  # n, alpha, identical c, sigma2 / phi_n (spec §6: fails the ceiled form)
+CLAIM_2_COUNTEREXAMPLE = (
+    2,
+    1.0,
+    1e-3,
+    4.04,
+)  # n, alpha, identical c, sigma2 / phi_n (docs/dp_coalitions.md: fails the ceiled form)
 
 
 def random_instance(rng: np.random.Generator, n_lo: int = 3, n_hi: int = 7) -> tuple[np.ndarray, float]:
@@ -347,7 +376,7 @@ def nash_in_robust_evidence(rng: np.random.Generator, count: int) -> list[dict[s
 
 def grand_coalition_evidence(rng: np.random.Generator, count: int) -> list[dict[str, Any]]:
     """Claim 2: random instances (n, alpha, phi_n, sigma2) and whether the grand coalition is stable (Claim 5's
-    condition T([n]) <= sigma2), plus the spec's counterexample to the ceiled bound."""
+    condition T([n]) <= sigma2), plus the counterexample of docs/dp_coalitions.md to the ceiled bound."""
     out = []
     for _ in range(count):
         n = int(rng.integers(2, 30))

@@ -8,6 +8,8 @@ import pandas as pd
 
 from fairshare.plotting import LEGEND_SIZE
 
+__all__ = ["TITLES", "figure1", "pos_curves"]
+
 TITLES = {"nash": "Nash stability", "robust": "robust stability"}
 
 

@@ -12,6 +12,8 @@ from fairshare.io import write_csv, write_npz, write_text
 from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
 from fairshare.validate import read_runs, write_checked_csv
 
+__all__ = ["GROUP", "HELP", "RUN_COLUMNS", "register", "run", "summarize", "figures"]
+
 GROUP = "mmfl"
 HELP = "fair multi-model federated learning (FedFairMMFL, random, round robin, task-level q-FFL)"
 #: The columns of a run's rows (``mmfl run``) and their types, checked where ``mmfl summarize`` reads them.

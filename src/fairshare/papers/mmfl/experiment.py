@@ -20,6 +20,20 @@ import pandas as pd
 from fairshare import seeding
 from fairshare.learning.mmfl_policies import ALPHA_POLICIES
 
+__all__ = [
+    "TASK_ROUND_COLUMNS",
+    "KEYS",
+    "Training",
+    "Run",
+    "Experiment",
+    "Settings",
+    "run_job",
+    "report_collapse",
+    "final_rounds",
+    "summaries",
+    "table2_markdown",
+]
+
 #: The per-round, per-task columns of a training run's rows (multi-model FL runs and Exp 6 runs) and their types.
 TASK_ROUND_COLUMNS = {
     "round": "int",

@@ -16,6 +16,19 @@ from matplotlib.colors import ListedColormap
 from fairshare.io import save_figure
 from fairshare.plotting import LEGEND_SIZE, integer_ticks, panel_grid, round_axis, seed_band
 
+__all__ = [
+    "METHODS",
+    "PAPER_EXPERIMENTS",
+    "ALPHA_COLORS",
+    "BAND_NOTE",
+    "experiment_titles",
+    "task_titles",
+    "min_accuracy_curves",
+    "per_task_curves",
+    "variance_bars",
+    "allocation_maps",
+]
+
 if TYPE_CHECKING:
     from fairshare.papers.mmfl.experiment import Experiment
 

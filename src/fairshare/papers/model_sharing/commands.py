@@ -15,6 +15,8 @@ from fairshare.papers.model_sharing import claims, evidence, experiment
 from fairshare.papers.model_sharing.claims_printed import matches_printed
 from fairshare.report import Claim, write_claims
 
+__all__ = ["GROUP", "HELP", "register", "paper_numbers", "claims_cmd", "monte_carlo", "curves", "draw"]
+
 GROUP = "model-sharing"
 HELP = "Model-sharing games (Donahue & Kleinberg 2021): exact errors and stable coalitions"
 

@@ -19,10 +19,49 @@ from fairshare.games import stability as st
 from fairshare.games.model_sharing_sim import MU_E
 from fairshare.papers.model_sharing.experiment import PAPER_MU, PAPER_SIGMA2, Settings
 
+__all__ = [
+    "THRESHOLD",
+    "POINT_KEYS",
+    "THEOREM_6_5_TIES",
+    "lemma_5_1_error_printed",
+    "lemma_5_1_derivative_printed",
+    "c1_derivative_printed",
+    "c2_derivative_printed",
+    "c2_threshold_printed",
+    "c3_derivative_printed",
+    "c3_threshold_printed",
+    "c4_derivative_printed",
+    "c4_derivative_corrected",
+    "c4_threshold_printed",
+    "h_large_printed",
+    "d1_numerator_printed",
+    "d2_numerator_printed",
+    "d2_threshold_printed",
+    "d2_threshold_corrected",
+    "d3_numerator_printed",
+    "d3_numerator_corrected",
+    "d3_threshold_printed",
+    "d3_threshold_corrected",
+    "d4_numerator_printed",
+    "d4_numerator_corrected",
+    "optimal_coarse_weight_printed",
+    "cor_4_4_gaussian_printed",
+    "cor_4_4_printed_display",
+    "fine_error_thm_4_2",
+    "random_points",
+    "two_type_grid",
+    "section_5_evidence",
+    "appendix_c_evidence",
+    "section_6_evidence",
+    "section_7_evidence",
+    "summary_evidence",
+    "theorem_evidence",
+]
+
 MU, S2 = Fraction(PAPER_MU), Fraction(PAPER_SIGMA2)
 THRESHOLD = MU / S2
 POINT_KEYS = ("s", "l", "n_s", "n_l", "mu_e", "sigma2")
-# Exact ties err_S(pi_g) = err_S(pi(S, 0)) under optimal coarse federation, (n_s, n_l, S, L) (spec §8 item 7).
+# Exact ties err_S(pi_g) = err_S(pi(S, 0)) under optimal coarse federation, (n_s, n_l, S, L) (docs/model_sharing.md, Errata).
 THEOREM_6_5_TIES = ((5, 50, 6, 1), (10, 50, 6, 1), (20, 100, 4, 1), (20, 100, 7, 2))
 
 
@@ -82,7 +121,7 @@ def c4_derivative_printed(s, l, n_s, n_l, mu_e, sigma2):
 
 
 def c4_derivative_corrected(s, l, n_s, n_l, mu_e, sigma2):
-    """Lemma C.4 with the sign of the first term flipped (spec §8 item 8)."""
+    """Lemma C.4 with the sign of the first term flipped (docs/model_sharing.md, Errata)."""
     cube = (l * n_l + s * n_s) ** 3
     return (
         -n_s * (l * n_l * (mu_e - n_s * sigma2)) / cube
@@ -117,7 +156,7 @@ def d2_threshold_printed(s, n_s, n_l, mu_e, sigma2):
 
 
 def d2_threshold_corrected(s, n_s, n_l, mu_e, sigma2):
-    """Lemma D.2's l_0 with the missing factor (s - 1) n_s (spec §8 item 9)."""
+    """Lemma D.2's l_0 with the missing factor (s - 1) n_s (docs/model_sharing.md, Errata)."""
     return -(s - 1) * n_s * (mu_e + sigma2 * (2 * n_s - n_l)) / (n_l * (mu_e + sigma2 * n_l))
 
 
@@ -127,7 +166,7 @@ def d3_numerator_printed(s, l, n_s, n_l, mu_e, sigma2):
 
 
 def d3_numerator_corrected(s, l, n_s, n_l, mu_e, sigma2):
-    """Lemma D.3's numerator with (l-1) n_l (mu_e + n_l s2) (spec §8 item 10)."""
+    """Lemma D.3's numerator with (l-1) n_l (mu_e + n_l s2) (docs/model_sharing.md, Errata)."""
     rest = s * n_s + (l - 1) * n_l
     return -n_l * rest * ((l - 1) * n_l * (mu_e + n_l * sigma2) + s * n_s * (mu_e + sigma2 * (2 * n_s - n_l)))
 
@@ -146,7 +185,7 @@ def d4_numerator_printed(s, l, n_s, n_l, mu_e, sigma2):
 
 
 def d4_numerator_corrected(s, l, n_s, n_l, mu_e, sigma2):
-    """Lemma D.4's numerator with (l-1) n_l in the second term (spec §8 item 11)."""
+    """Lemma D.4's numerator with (l-1) n_l in the second term (docs/model_sharing.md, Errata)."""
     rest = s * n_s + (l - 1) * n_l
     return -n_s * rest * (s * n_s * (mu_e + sigma2 * n_s) + (l - 1) * n_l * (mu_e + sigma2 * (2 * n_l - n_s)))
 
@@ -162,7 +201,7 @@ def cor_4_4_gaussian_printed(
     n: Sequence[int], w: Sequence[float], sigma2_d: Sequence[float], mu_e: float, j: int, i: int
 ) -> float:
     """Cor 4.4's Gaussian display as printed: D/(n_i - D - 1) in the term of w^2 + 2(1-w)w n_j/N, with the free
-    index i read as another player (the corrected display has n_j; spec §8 item 14)."""
+    index i read as another player (the corrected display has n_j; docs/model_sharing.md, Errata)."""
     d, total = len(sigma2_d), sum(n)
     zeta = [d / (x - d - 1) for x in n]
     wj = w[j]

@@ -24,6 +24,31 @@ from fairshare.games import model_sharing_two_type as tt
 from fairshare.games import stability as st
 from fairshare.games.model_sharing_sim import MU_E, SIGMA2, simulate
 
+__all__ = [
+    "PAPER",
+    "NAMES",
+    "TABLE_4_POPULATION",
+    "EXAMPLE_C6_COALITIONS",
+    "SHAPES",
+    "MonteCarlo",
+    "PhaseGrid",
+    "log_integers",
+    "Settings",
+    "round_like",
+    "label",
+    "mask",
+    "partition",
+    "TableResult",
+    "table",
+    "appendix_c",
+    "consistent_sizes",
+    "leave_one_out",
+    "monte_carlo",
+    "error_vs_size",
+    "partition_shape",
+    "phase_diagram",
+]
+
 PAPER = "model_sharing"
 NAMES = "abcdefghij"
 PAPER_MU, PAPER_SIGMA2 = 10, 1  # every table of §2 uses mu_e = 10, sigma2 = 1
@@ -183,7 +208,7 @@ def appendix_c(ref: Mapping[str, Any], large_counts: tuple[int, ...]) -> tuple[d
     them, and the Thm 5.5 output's stability for each number of large players L. Returns (report, core-vs-L table)."""
     mu, s2, S = Fraction(ref["mu_e"]), Fraction(ref["sigma2"]), ref["S"]
     printed = {r["quantity"]: Fraction(r["value"]) for r in ref["printed"]}
-    # The paper never states n_s, n_l (spec §3); invert two printed values: err_L(pi(0,1)) = mu_e / n_l, and
+    # The paper never states n_s, n_l (docs/model_sharing.md); invert two printed values: err_L(pi(0,1)) = mu_e / n_l, and
     # err_S(pi(S,0)) = mu_e/(S n_s) + s2 (S-1)/S (uniform federation of S equal small players, Lemma 5.1).
     n_l = round(mu / printed["err_L(pi(0,1))"])
     n_s = round(mu / (S * (printed["err_S(pi(70,0))"] - s2 * (S - 1) / S)))

@@ -11,6 +11,8 @@ from matplotlib.patches import Rectangle
 
 from fairshare.plotting import LEGEND_SIZE, integer_ticks
 
+__all__ = ["METHODS", "THRESHOLD", "TASK_TITLES", "monte_carlo", "error_vs_size", "phase_diagram"]
+
 METHODS = {  # the paper's names of the four ways to learn (§3)
     "local": "local learning",
     "uniform": "uniform federation",

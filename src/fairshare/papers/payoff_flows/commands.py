@@ -16,6 +16,8 @@ from fairshare.io import read_json, write_csv, write_json
 from fairshare.papers.payoff_flows import experiment
 from fairshare.papers.payoff_flows.experiment import PAPER, PAPER_SCENARIOS, Analysis, Valuation
 
+__all__ = ["GROUP", "HELP", "register", "valuate", "assemble", "analyze", "figure2", "claims"]
+
 GROUP = "payoff-flows"
 HELP = "Shapley-fair payoffs, payoff flows and budget-constrained model rewards (coalition valuation, Figure 2)"
 

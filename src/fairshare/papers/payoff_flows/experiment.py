@@ -21,6 +21,21 @@ import numpy as np
 from fairshare import seeding
 from fairshare.games.payoff_flows import allocate, singletons
 
+__all__ = [
+    "PAPER",
+    "Scenario",
+    "PAPER_SCENARIOS",
+    "party_names",
+    "Valuation",
+    "Analysis",
+    "Outcome",
+    "Table",
+    "read_table",
+    "value_coalition",
+    "value_table",
+    "allocations",
+]
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -50,7 +65,7 @@ def party_names(label_ranges: Sequence[Sequence[int]]) -> list[str]:
 
 @dataclass(frozen=True)
 class Valuation:
-    """What one coalition's valuation reads (spec §3.1, the authors' training setup)."""
+    """What one coalition's valuation reads (the paper's Sec. 5 and the authors' code; docs/payoff_flows.md)."""
 
     seed: int
     dataset: str

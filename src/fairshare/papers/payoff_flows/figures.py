@@ -3,7 +3,7 @@
 Panels as in the paper: (a, b) first scenario (b = inf), (c, d, g) second (b = 0), (e, f, h) third (b = 0.3 for
 the first party). Payoff panels show incoming p_{i,+}, outgoing -p_{i,-} and the net payoff p_i; model panels show
 v(i) in front of the model reward v'_i(N); heatmaps show the flows with rows = payers and columns = payees (the
-paper's reading; the authors' plotting code has the axis labels swapped, spec ambiguity A10). Reads only the
+paper's reading; the authors' plotting code has the axis labels swapped, docs/payoff_flows.md). Reads only the
 allocations and flows tables; the caller saves the figure.
 """
 
@@ -12,6 +12,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+__all__ = ["figure2"]
 
 
 def _payoff_panel(ax, sub: pd.DataFrame, title: str) -> None:
