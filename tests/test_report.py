@@ -39,10 +39,9 @@ def test_a_claims_file_round_trips_and_another_shape_is_refused(tmp_path):
 
 
 def test_known_reasons_are_appended_only_to_rows_that_do_not_match():
-    import pandas as pd
-
     from pathlib import Path
 
+    import pandas as pd
     import yaml
 
     from fairshare import report

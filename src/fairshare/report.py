@@ -16,6 +16,31 @@ import pandas as pd
 
 from fairshare.verdicts import Verdict
 
+__all__ = [
+    "CLAIM_COLUMNS",
+    "Claim",
+    "KINDS",
+    "NOT_RUN_HERE",
+    "ROW_KEY",
+    "SMOKE",
+    "STATUSES",
+    "STATUS_COLOURS",
+    "TRAINING_PAPERS",
+    "claims_frame",
+    "collect_claims",
+    "erratum_outcome",
+    "mark_smoke",
+    "read_claims",
+    "summarize",
+    "to_markdown",
+    "training_verdicts",
+    "verdict_table",
+    "verdict_table_html",
+    "verdict_table_markdown",
+    "with_reasons",
+    "write_claims",
+]
+
 # kind: what sort of statement the row checks (ARCHITECTURE "Contracts").
 #   printed  a number printed in the paper, compared at its printed precision
 #   claim    a qualitative statement, tested exactly as the paper states it

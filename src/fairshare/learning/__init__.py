@@ -21,6 +21,7 @@ __all__ = [
     "mmfl",
     "mmfl_policies",
     "models",
+    "progress",
     "rounds",
     "sgd",
     "slimmable",

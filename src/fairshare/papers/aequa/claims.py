@@ -27,6 +27,8 @@ from fairshare.papers.aequa.settings import AequaSettings, describe_per_dataset
 from fairshare.papers.aequa.tables import BASELINES, with_cost
 from fairshare.report import Claim
 
+__all__ = ["PAPER", "claims"]
+
 PAPER = "aequa"
 Setting = tuple[str, str]  # (dataset, partition)
 Runs = dict[tuple[str, str, str, str], dict[object, float]]  # (dataset, partition, method, metric) -> seed -> value

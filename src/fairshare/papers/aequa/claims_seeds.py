@@ -14,6 +14,8 @@ import pandas as pd
 
 from fairshare import verdicts as v
 
+__all__ = ["NAN_PEARSON", "open_settings", "placed", "seed_mean", "seed_values"]
+
 # A NaN Pearson correlation means identical rewards for every client (a constant input): the reward carries no
 # information about the contribution, so on its seed it counts as no correlation, 0 (not as -1, an anti-correlation
 # no method showed, which would also inflate the seed-to-seed spread). A NaN method thus loses to any positive

@@ -25,6 +25,8 @@ from fairshare.papers.aequa.tables import BASELINES
 from fairshare.papers.aequa_extensions.experiment import LABELS, PARTICIPATION_METHODS, TRAINING_TIME_METHODS
 from fairshare.report import Claim
 
+__all__ = ["PAPER", "claims"]
+
 PAPER = "aequa"
 
 

@@ -38,6 +38,8 @@ from fairshare.verdicts import (
     paired,
 )
 
+__all__ = ["DIGITS", "PAPER", "TIE", "claims"]
+
 PAPER = "auctions"
 MAXMIN, GMM, GREEDY, BF = "maxmin_fair", "gmmfair", "greedy_within_budget", "budget_fair"
 #: "Not higher" / "not lower" statements: equal up to float rounding counts as the same (the mean-based rows'

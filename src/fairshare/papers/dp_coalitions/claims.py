@@ -20,6 +20,8 @@ from fairshare.games import dp_coalitions as dp
 from fairshare.papers.dp_coalitions.experiment import PAPER, Settings
 from fairshare.report import Claim, erratum_outcome
 
+__all__ = ["SLOPE_TOLERANCE", "Z_MAX", "claims"]
+
 SLOPE_TOLERANCE = 0.06  # log-log slopes between the two largest n (spec §6: about ±0.05 in the asymptotic regime)
 Z_MAX = 4.0  # |z| of a Monte Carlo variance against Eq. (1) (two-sided normal tail 6e-5 per value)
 # Relative agreement with a numerical optimum: Nelder-Mead (fatol 1e-15) pins the social cost far below 1e-6, its

@@ -26,6 +26,8 @@ from fairshare import verdicts as v
 from fairshare.papers.mmfl.experiment import Experiment, Settings, final_rounds
 from fairshare.report import Claim
 
+__all__ = ["ARTIFACTS", "BASELINES", "EXP1_STATEMENTS", "FEDFAIR", "NAMES", "PAPER", "claims"]
+
 PAPER = "mmfl"
 FEDFAIR = "fedfair"
 ARTIFACTS = {"exp1": "Figure 2", "exp2": "Figure 3", "fig4": "Figure 4", "exp3": "Figure 5", "exp4": "Figure 6"}
@@ -425,7 +427,7 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
     return rows
 
 
-def collapsed_runs(runs: pd.DataFrame, experiments: list[Experiment]) -> list[str]:
+def _collapsed_runs(runs: pd.DataFrame, experiments: list[Experiment]) -> list[str]:
     """The runs of ``experiments`` with a collapsed task (``collapsed`` column: fairshare.metrics.collapsed)."""
     mine = runs[runs.experiment.isin([e.name for e in experiments]) & runs.collapsed.astype(bool)]
     keys = mine[["experiment", "method", "alpha", "seed", "task_name"]].drop_duplicates()
@@ -439,7 +441,7 @@ def collapsed_runs(runs: pd.DataFrame, experiments: list[Experiment]) -> list[st
 
 def _noting_collapses(rows: list[Claim], runs: pd.DataFrame, experiments: list[Experiment]) -> list[Claim]:
     """The rows of ``experiments``, each noting the runs whose model collapsed (they are scored, never silently)."""
-    names = collapsed_runs(runs, experiments)
+    names = _collapsed_runs(runs, experiments)
     if not names:
         return rows
     text = f"collapsed runs (loss flat at chance) scored here: {', '.join(names)}"

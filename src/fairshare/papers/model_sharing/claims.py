@@ -22,6 +22,8 @@ from fairshare.papers.model_sharing.evidence import cor_4_4_printed_display
 from fairshare.papers.model_sharing.experiment import PAPER, Settings
 from fairshare.report import Claim, erratum_outcome
 
+__all__ = ["Z_MAX", "claims"]
+
 # |z| of a Monte Carlo mean against a closed form: a two-sided normal tail of 6e-5 per value, so a correct formula
 # passes all 24 values with probability above 0.998, and a wrong one is rejected once the error exceeds 4 s.e.
 Z_MAX = 4.0

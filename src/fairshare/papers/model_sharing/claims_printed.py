@@ -25,6 +25,15 @@ from fairshare.papers.model_sharing.experiment import (
 )
 from fairshare.report import Claim
 
+__all__ = [
+    "example_c6_statements",
+    "example_c6_values",
+    "matches_printed",
+    "printed_values",
+    "stability_statement",
+    "table_cell",
+]
+
 
 def matches_printed(rounded: str, printed: str) -> bool:
     """A value rounded half-up to the paper's printed precision (:func:`.experiment.round_like`) equals the printed

@@ -15,6 +15,22 @@ from fairshare.papers.model_sharing.evidence import THRESHOLD
 from fairshare.papers.model_sharing.experiment import PAPER
 from fairshare.report import Claim, erratum_outcome
 
+__all__ = [
+    "DERIVATIVES",
+    "THRESHOLDS",
+    "all_equal",
+    "appendix_c_derivatives",
+    "appendix_c_monotonicity",
+    "corollary_5_2",
+    "grid_steps",
+    "lemma_5_1",
+    "lemma_5_1_proof",
+    "lemma_5_3",
+    "lemma_c5",
+    "theorem_5_4",
+    "theorem_5_5",
+]
+
 
 def all_equal(pairs: Sequence[tuple[Any, Any]]) -> tuple[bool, str]:
     """Whether every (computed, stated) pair is equal, and how many are."""

@@ -13,6 +13,17 @@ from fairshare.papers.model_sharing.claims_uniform import all_equal, grid_steps
 from fairshare.papers.model_sharing.experiment import PAPER
 from fairshare.report import Claim, erratum_outcome
 
+__all__ = [
+    "appendix_d",
+    "corollary_6_2",
+    "corollary_7_2",
+    "lemma_6_1_and_6_3",
+    "lemma_6_4",
+    "lemma_7_1",
+    "summary",
+    "theorem_6_5",
+]
+
 
 # ------------------------------------------------------------------------------------------- §6 coarse
 def lemma_6_1_and_6_3(minima: Sequence[Mapping[str, Fraction]]) -> list[Claim]:

@@ -18,6 +18,17 @@ from fairshare.games.payoff_flows import order_conflicts, rho_shapley_gap
 from fairshare.papers.payoff_flows.experiment import PAPER, Analysis, Outcome, Table
 from fairshare.report import Claim
 
+__all__ = [
+    "EPS",
+    "OHRIMENKO_PAYOFFS",
+    "PAPER_PARTIES",
+    "PRINTED_HALF_UNIT",
+    "RHO_SHAPLEY_TOL",
+    "STATEMENTS",
+    "Statement",
+    "claims",
+]
+
 PAPER_PARTIES = ("[0]", "[1-2]", "[0-3]", "[3-5]", "[6-9]")
 #: Payoffs of the replication-robust scheme of Ohrimenko et al. [13] on the MNIST experiment, as printed in Sec. 5
 #: (two decimals).
