@@ -47,7 +47,7 @@ rule report_captions:
     command that made it (from Snakemake's job record)."""
     input:
         scorecard="results/scorecard.csv",
-        items=report_items(),
+        report_items=report_items(),
     output:
         [relative_path(report_caption(item_id)) for item_id in REPORT_ENTRIES],
     log:
