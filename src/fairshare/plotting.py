@@ -11,7 +11,16 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-__all__ = ["LEGEND_SIZE", "panel_grid", "seed_band", "integer_ticks", "round_axis", "pearson_label"]
+__all__ = [
+    "LEGEND_SIZE",
+    "REFERENCE_STYLES",
+    "panel_grid",
+    "reference_line",
+    "seed_band",
+    "integer_ticks",
+    "round_axis",
+    "pearson_label",
+]
 
 LEGEND_SIZE = 8
 
@@ -27,11 +36,37 @@ def panel_grid(n_panels: int, max_cols: int, panel_size: tuple[float, float]) ->
     return fig, axes
 
 
-def seed_band(ax: plt.Axes, frame: pd.DataFrame, x: str, y: str, *, color, label: str, ls: str = "-") -> None:
-    """Mean of ``y`` over the ``seed`` column against ``x``, with the min-max band across seeds."""
+def seed_band(
+    ax: plt.Axes,
+    frame: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    color,
+    label: str,
+    ls: str = "-",
+    band_label: str | None = None,
+) -> None:
+    """Mean of ``y`` over the ``seed`` column against ``x``, with the min-max band across seeds (in the legend as
+    ``band_label`` when given)."""
     wide = frame.pivot_table(index=x, columns="seed", values=y)
-    ax.plot(wide.index, wide.mean(axis=1), ls=ls, lw=1.8, color=color, label=label)
-    ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color=color, alpha=0.18, lw=0)
+    ax.plot(wide.index, wide.mean(axis=1), ls=ls, lw=1.8, color=color, label=label, zorder=3)
+    ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color=color, alpha=0.18, lw=0, label=band_label)
+
+
+# Reference levels beside a curve: FedAvg's global model (thin dashed, on top) and FedAvg-FT's mean client model
+# (wide, light, underneath), so that two equal levels show as a dashed line over a wide band, never as one line.
+REFERENCE_STYLES = {
+    "fedavg": {"color": "tab:blue", "ls": "--", "lw": 1.3, "zorder": 4},
+    "fedavg_ft": {"color": "tab:cyan", "ls": "-", "lw": 4.0, "alpha": 0.45, "zorder": 2},
+    "standalone": {"color": "grey", "ls": "-.", "lw": 1.0, "zorder": 2},
+}
+
+
+def reference_line(ax: plt.Axes, value: float, kind: str, label: str) -> None:
+    """A horizontal reference level in the style of ``kind`` (REFERENCE_STYLES); nothing where ``value`` is NaN."""
+    if not math.isnan(value):
+        ax.axhline(value, label=label, **REFERENCE_STYLES[kind])
 
 
 def integer_ticks(ax: plt.Axes, axis: str = "x") -> None:

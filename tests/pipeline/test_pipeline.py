@@ -32,7 +32,9 @@ def test_manifest_entries_are_well_formed():
     assert len(ids) == len(set(ids)), "duplicate manifest ids"
     papers = {"model_sharing", "dp_coalitions", "aequa", "mmfl", "auctions", "payoff_flows", "partitions", "report"}
     for e in entries:
-        assert set(e) == {"id", "paper", "kind", "output", "ref"}, e
+        caption = {"rows", "shows", "look_for"} if e["paper"] != "report" else set()
+        assert set(e) == {"id", "paper", "kind", "output", "ref"} | caption, e
+        assert all(isinstance(e[k], str) and e[k].strip() for k in caption - {"rows"}), e
         assert e["paper"] in papers and e["kind"] in ("table", "figure")
         for path in e["output"] if isinstance(e["output"], list) else [e["output"]]:
             allowed = (

@@ -158,6 +158,7 @@ def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_pat
                 if name != "0 scorecard":
                     shown.append(text)
                     assert "of " in text and "Profile test" in text and "manifest id" in text, text[:500]
+                    assert "What to look for" in text and "Scorecard" in text and "Made by" in text, text[:500]
     finally:
         browser.quit()
     assert not errors, errors[:5]

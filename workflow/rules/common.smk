@@ -402,7 +402,7 @@ def claims_files():
 
 
 def report_source(entry):
-    """The file shown in the HTML report for a manifest entry: its PNG for figures, its first Markdown/CSV table."""
+    """The file an entry's producing rule is named by: its PNG for figures, its first Markdown/CSV table."""
     outputs = _as_list(entry["output"])
     for suffix in ((".png",) if entry["kind"] == "figure" else (".md", ".csv")) + (".png", ".csv", ".md"):
         for p in outputs:
@@ -411,8 +411,17 @@ def report_source(entry):
     return outputs[0]
 
 
+def report_inputs(entry):
+    """The files shown by an entry's report item: a figure's PNG; every CSV, Markdown and JSON file of a table."""
+    if entry["kind"] == "figure":
+        return [report_source(entry)]
+    return [p for p in _as_list(entry["output"]) if p.endswith((".csv", ".md", ".json"))]
+
+
 def report_item(item_id):
-    return f"results/report_items/{item_id}{Path(report_source(REPORT_ENTRIES[item_id])).suffix}"
+    """The report's copy of an item: the figure's PNG, or the table's files as one HTML page."""
+    suffix = ".png" if REPORT_ENTRIES[item_id]["kind"] == "figure" else ".html"
+    return f"results/report_items/{item_id}{suffix}"
 
 
 def report_items():
@@ -420,13 +429,49 @@ def report_items():
 
 
 def report_caption(item_id):
-    """The item's caption (paper, artifact, configuration, files), written where Snakemake's report reads it."""
+    """Where the item's caption is written (rule report_captions, after the scorecard), as Snakemake reads it."""
+    return str(Path("results", "report_captions", f"{item_id}.rst").resolve())
+
+
+def producer(path):
+    """The rule that makes ``path`` (its name, rule file and shell command template)."""
+    made_by = next(r for r in workflow.rules if r.is_producer(path))
+    snakefile = relative_path(str(made_by.snakefile)) if made_by.snakefile else "Snakefile"
+    return {"rule": made_by.name, "snakefile": snakefile, "template": made_by.shellcmd or "(run block)"}
+
+
+def report_items_spec():
+    """The JSON file telling `fairshare report items` what each item shows."""
+    spec = [
+        {
+            "output": report_item(item_id),
+            "inputs": report_inputs(entry),
+            "kind": entry["kind"],
+            "title": f"{entry['ref']} ({item_id})",
+        }
+        for item_id, entry in REPORT_ENTRIES.items()
+    ]
+    return content_file(json.dumps(spec, indent=1), "report-items", ".json")
+
+
+def caption_entry(item_id):
+    """A manifest entry with what its caption says besides the scorecard counts."""
     entry = REPORT_ENTRIES[item_id]
-    text = (
-        f"**{entry['ref']}** of *{PAPER_TITLES.get(entry['paper'], entry['paper'])}*.\n\n"
-        f"Profile ``{config['profile']}``, root seed {config['seed']}; settings of this paper's config block: "
-        f"{config_summary(entry['paper'])}. Files: ``{', '.join(_as_list(entry['output']))}`` (manifest id "
-        f"``{item_id}``). The scorecard category lists which of this paper's numbers and claims reproduce.\n"
-    )
-    # Snakemake renders captions as Jinja templates: the text is shown as it is.
-    return str(Path(content_file(f"{{% raw %}}{text}{{% endraw %}}", "report-captions", ".rst")).resolve())
+    return {
+        **entry,
+        **producer(report_source(entry)),
+        "rows": entry.get("rows", []),
+        "title": PAPER_TITLES.get(entry["paper"], entry["paper"]),
+        "profile": config["profile"],
+        "seed": config["seed"],
+        "settings": config_summary(entry["paper"]),
+        "files": _as_list(entry["output"]),
+        "source": report_source(entry),
+        "caption": relative_path(report_caption(item_id)),
+    }
+
+
+def report_captions_spec():
+    """The JSON file telling `fairshare report captions` each item's caption fields."""
+    spec = [caption_entry(item_id) for item_id in REPORT_ENTRIES]
+    return content_file(json.dumps(spec, indent=1, default=str), "report-captions", ".json")

@@ -17,10 +17,12 @@ PAPER_TITLES = {
 
 
 rule report_items:
-    """Copy every manifest artifact into results/report_items/, each flagged for the HTML report with its manifest
-    labels and its own caption (one job: the copies take no time)."""
+    """Every manifest artifact as a report item under results/report_items/: a figure's PNG as it is, a table's
+    CSV/Markdown/JSON files as one HTML page (shown in the report, not a download), each flagged for the HTML report
+    with its manifest labels and its caption (one job: the items take no time). Each caption names the rule and
+    command that made the artifact."""
     input:
-        [report_source(entry) for entry in REPORT_ENTRIES.values()],
+        [p for entry in REPORT_ENTRIES.values() for p in report_inputs(entry)],
     output:
         [
             report(
@@ -34,9 +36,26 @@ rule report_items:
     log:
         "logs/report/items.log",
     params:
-        pairs=lambda w, input, output: " ".join(f"{i} {o}" for i, o in zip(input, output)),
+        spec=lambda w: report_items_spec(),
     shell:
-        'set -- {params.pairs}; while [ "$#" -gt 0 ]; do cp "$1" "$2"; shift 2; done > {log} 2>&1'
+        "fairshare report items {params.spec} > {log} 2>&1"
+
+
+rule report_captions:
+    """Each report item's caption (results/report_captions/<id>.rst): what the paper shows, what to look for
+    (workflow/manifest.yaml), the verdict of its scorecard rows counted from this run's scorecard, and the rule and
+    command that made it (from Snakemake's job record)."""
+    input:
+        scorecard="results/scorecard.csv",
+        report_items=report_items(),
+    output:
+        [relative_path(report_caption(item_id)) for item_id in REPORT_ENTRIES],
+    log:
+        "logs/report/captions.log",
+    params:
+        spec=lambda w: report_captions_spec(),
+    shell:
+        "fairshare report captions {params.spec} --scorecard {input.scorecard} > {log} 2>&1"
 
 
 rule scorecard:
@@ -90,6 +109,7 @@ rule html_report:
     input:
         scorecard=rules.scorecard.output.csv,
         verdicts=rules.verdict_table.output.html,
+        captions=rules.report_captions.output,
     output:
         "results/report.html",
     log:

@@ -9,7 +9,7 @@ from fairshare import report
 from fairshare.commands._shared import CommandError, cfg_argument, section
 from fairshare.io import write_csv, write_json, write_text
 
-__all__ = ["GROUP", "HELP", "register", "scorecard", "verdict_table"]
+__all__ = ["GROUP", "HELP", "captions", "items", "register", "scorecard", "verdict_table"]
 
 GROUP = "report"
 HELP = "scorecard of every paper number and claim"
@@ -37,6 +37,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", required=True)
     p.add_argument("--html", required=True)
     p.set_defaults(func=verdict_table)
+
+    p = sub.add_parser("items", help="the HTML report's items: each figure copied, each table as an HTML page")
+    p.add_argument("spec", help="JSON list of {output, inputs, kind, title}: one report item each")
+    p.set_defaults(func=items)
+
+    p = sub.add_parser("captions", help="each report item's caption, with the verdict of its scorecard rows")
+    p.add_argument("spec", help="JSON list of manifest entries, each with its caption fields and its output .rst")
+    p.add_argument("--scorecard", required=True, help="results/scorecard.csv")
+    p.set_defaults(func=captions)
 
     p = sub.add_parser("stable-html", help="drop the job times from Snakemake's HTML report (byte-identical reruns)")
     p.add_argument("html", help="the report Snakemake wrote (rewritten in place)")
@@ -74,6 +83,40 @@ def verdict_table(args: argparse.Namespace) -> None:
     table = report.verdict_table(columns)
     write_text(args.markdown, report.verdict_table_markdown(table))
     write_text(args.html, report.verdict_table_html(table))
+
+
+def _spec(path: str) -> list[dict]:
+    import json
+
+    return json.loads(Path(path).read_text())
+
+
+def items(args: argparse.Namespace) -> None:
+    """Write each report item: a figure's PNG copied as it is, a table's files as one HTML page."""
+    import shutil
+
+    from fairshare.io import atomic_path
+    from fairshare.report_items import table_html
+
+    for item in _spec(args.spec):
+        if item["kind"] == "figure":
+            with atomic_path(item["output"]) as tmp:
+                shutil.copyfile(item["inputs"][0], tmp)
+        else:
+            write_text(item["output"], table_html(item["inputs"], item["title"]))
+
+
+def captions(args: argparse.Namespace) -> None:
+    """Write each item's caption (.rst), its scorecard counts read from this run's scorecard."""
+    import csv
+
+    from fairshare.report_items import caption_rst, producer_command
+
+    with open(args.scorecard, newline="") as f:
+        card = list(csv.DictReader(f))
+    for entry in _spec(args.spec):
+        entry = {**entry, "command": producer_command(entry["source"])}
+        write_text(entry["caption"], caption_rst(entry, card))
 
 
 def stable_html(args: argparse.Namespace) -> None:

@@ -4,7 +4,6 @@ the tidy results of ``aequa summarize``; they never recompute them."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -12,9 +11,17 @@ import numpy as np
 import pandas as pd
 
 from fairshare.io import save_figure
-from fairshare.plotting import LEGEND_SIZE, panel_grid, pearson_label, seed_band
+from fairshare.plotting import LEGEND_SIZE, panel_grid, reference_line, seed_band
 
-__all__ = ["METHODS", "SCHEMES", "partition_title", "accuracy_vs_width", "reward_vs_contribution", "draw"]
+__all__ = [
+    "METHODS",
+    "SCHEMES",
+    "DATASET_MARKERS",
+    "partition_title",
+    "accuracy_vs_width",
+    "reward_vs_contribution",
+    "draw",
+]
 
 METHODS = {
     "fedavg_ft": ("FedAvg-FT", "tab:blue"),
@@ -52,16 +59,13 @@ def accuracy_vs_width(curves: pd.DataFrame, summary: pd.DataFrame, stem: Path) -
         if sub.empty:
             ax.text(0.5, 0.5, "no Aequa runs", ha="center", transform=ax.transAxes)
             continue
-        seed_band(ax, sub, "width", "accuracy", color="tab:red", label="Aequa a(p): mean over seeds, band min-max")
+        seed_band(ax, sub, "width", "accuracy", color="tab:red", label="Aequa a(p), mean over seeds", band_label=BAND)
         fedavg = _metric_mean(summary, d, "fedavg_ft", "accuracy")
         ft = _metric_mean(summary, d, "fedavg_ft", "mcg")
         alone = _metric_mean(summary, d, "standalone", "mean_standalone")
-        if not math.isnan(fedavg):
-            ax.axhline(fedavg, color="tab:blue", ls="--", lw=1.2, label="FedAvg (global)")
-        if not (math.isnan(ft) or math.isnan(alone)):
-            ax.axhline(alone + ft, color="tab:blue", ls=":", lw=1.2, label="FedAvg-FT (mean client)")
-        if not math.isnan(alone):
-            ax.axhline(alone, color="grey", ls="-.", lw=1.0, label="standalone (mean)")
+        reference_line(ax, fedavg, "fedavg", "FedAvg (global)")
+        reference_line(ax, alone + ft, "fedavg_ft", "FedAvg-FT (mean client)")
+        reference_line(ax, alone, "standalone", "standalone (mean)")
         schemes = summary[summary.dataset == d].scheme.dropna()
         ax.set_title(f"{d}, {partition_title(sub.partition.iloc[0], schemes.iloc[0] if len(schemes) else None)}")
         ax.set_xlabel("width p")
@@ -74,45 +78,65 @@ def accuracy_vs_width(curves: pd.DataFrame, summary: pd.DataFrame, stem: Path) -
     plt.close(fig)
 
 
+BAND = "Aequa a(p), min-max over seeds"
+DATASET_MARKERS = "osD^vP"  # one marker per dataset beside its colour
+
+
+def _rho(c: np.ndarray, a: np.ndarray) -> str:
+    """Compact Pearson ρ for a panel title: 'n/a' where one vector is constant (explained in the suptitle)."""
+    if np.std(c) == 0 or np.std(a) == 0:
+        return "n/a"
+    return f"{np.corrcoef(c, a)[0, 1]:.2f}"
+
+
+def _scatter_panel(ax: plt.Axes, sub: pd.DataFrame, datasets: list[str], title: str) -> None:
+    """One method on one partition: a point per client and dataset, the reward = contribution line, ρ per dataset
+    in the title."""
+    lo = np.nanmin(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 0.0
+    hi = np.nanmax(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 1.0
+    ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls=":")  # the individual-rationality line
+    rhos = []
+    for k, d in enumerate(datasets):
+        pts = sub[sub.dataset == d]
+        if pts.empty:
+            continue
+        c, a = pts.contribution.to_numpy(float), pts.reward_acc.to_numpy(float)
+        colour, marker = plt.cm.tab10(k % 10), DATASET_MARKERS[k % len(DATASET_MARKERS)]
+        ax.scatter(c, a, s=22, color=colour, marker=marker, label=d, zorder=3, alpha=0.85, lw=0)
+        rhos.append(_rho(c, a))
+    ax.set_title(f"{title}\nρ = {' / '.join(rhos) or '-'}", fontsize=10)
+    ax.tick_params(labelsize=9)
+
+
 def reward_vs_contribution(per_client: pd.DataFrame, schemes: dict[str, str], stem: Path) -> None:
     """Rows: partitions (``schemes``: partition -> scheme); columns: methods; points: clients of the first seed, one
-    colour per dataset, each dataset's Pearson ρ in the legend; the dotted diagonal is reward = contribution."""
+    colour and marker per dataset (one legend for the figure), each dataset's Pearson ρ in the panel title; the dotted
+    diagonal is reward = contribution."""
     partitions = list(dict.fromkeys(per_client.partition)) or ["(no runs)"]
     methods = [m for m in METHODS if m in set(per_client.method)] or list(METHODS)
     datasets = list(dict.fromkeys(per_client.dataset))
-    colours = {d: plt.cm.tab10(i % 10) for i, d in enumerate(datasets)}
     first_seed = per_client[per_client.seed == per_client.seed.min()] if len(per_client) else per_client
     fig, axes = plt.subplots(
-        len(partitions), len(methods), figsize=(3.6 * len(methods), 3.3 * len(partitions)), squeeze=False
+        len(partitions), len(methods), figsize=(2.9 * len(methods), 2.8 * len(partitions) + 1.0), squeeze=False
     )
     for i, part in enumerate(partitions):
         for j, method in enumerate(methods):
-            ax = axes[i, j]
             sub = first_seed[(first_seed.partition == part) & (first_seed.method == method)]
-            lo = np.nanmin(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 0.0
-            hi = np.nanmax(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 1.0
-            ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls=":")  # the individual-rationality line
-            for d in datasets:
-                pts = sub[sub.dataset == d]
-                if pts.empty:
-                    continue
-                c, a = pts.contribution.to_numpy(float), pts.reward_acc.to_numpy(float)
-                rho = np.corrcoef(c, a)[0, 1] if np.std(c) > 0 and np.std(a) > 0 else float("nan")
-                why = "all rewards equal" if np.std(a) == 0 else "all contributions equal"
-                ax.scatter(c, a, s=16, color=colours[d], label=f"{d}: {pearson_label(rho, why)}", zorder=3)
-            ax.set_title(f"{METHODS[method][0]}, {partition_title(part, schemes.get(part))}", fontsize=9)
-            ax.set_xlabel("contribution (standalone accuracy)", fontsize=8)
-            ax.set_ylabel("reward accuracy", fontsize=8)
-            ax.tick_params(labelsize=7)
-            if len(sub):
-                ax.legend(fontsize=LEGEND_SIZE, loc="best")
+            title = f"{METHODS[method][0]}, {partition_title(part, schemes.get(part))}"
+            _scatter_panel(axes[i, j], sub, datasets, title)
+        axes[i, 0].set_ylabel("reward accuracy", fontsize=10)
+    for ax in axes[-1]:
+        ax.set_xlabel("contribution\n(standalone accuracy)", fontsize=10)
+    handles, labels = max((ax.get_legend_handles_labels() for ax in axes.flat), key=lambda hl: len(hl[1]))
+    fig.legend(handles, labels, loc="lower center", ncol=max(1, len(labels)), fontsize=10, markerscale=1.4)
+    order = " / ".join(datasets)
     fig.suptitle(
-        "Reward accuracy vs contribution, one point per client (first seed). Dotted: reward = contribution (below it a "
-        "client does worse than training alone).\nρ: Pearson correlation across clients; undefined where every client gets "
-        "the same reward (a constant vector has no correlation).",
-        fontsize=9,
+        "Reward accuracy vs contribution, one point per client (first seed). Dotted: reward = contribution (below it "
+        f"a client does worse than training alone).\nρ: Pearson correlation across clients, per dataset ({order}); "
+        "n/a where every client gets the same reward or contribution (a constant vector has no correlation).",
+        fontsize=10,
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.5 / fig.get_figheight(), 1, 1))
     save_figure(fig, stem)
     plt.close(fig)
 

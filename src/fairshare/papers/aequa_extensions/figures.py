@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from fairshare.io import save_figure
-from fairshare.papers.aequa.figures import partition_title
-from fairshare.plotting import LEGEND_SIZE, pearson_label, round_axis, seed_band
+from fairshare.papers.aequa.figures import BAND, partition_title
+from fairshare.plotting import LEGEND_SIZE, pearson_label, reference_line, round_axis, seed_band
 
 __all__ = ["STYLE", "METRICS", "reward_vs_rate", "metrics_over_rounds", "scale_accuracy_vs_width", "scale_figure"]
 
@@ -99,13 +99,11 @@ def scale_accuracy_vs_width(
     model and FedAvg-FT's mean client model."""
     fig, ax = plt.subplots(figsize=(4.6, 3.4))
     if len(curves):
-        seed_band(ax, curves, "width", "accuracy", color="tab:red", label="Aequa a(p): mean over seeds, band min-max")
-    for value, style, label in (
-        (fedavg_global, "--", "FedAvg (global)"),
-        (fedavg_ft_client, ":", "FedAvg-FT (mean client)"),
-    ):
-        if value == value:  # not NaN
-            ax.axhline(value, color="tab:blue", ls=style, lw=1.2, label=label)
+        seed_band(
+            ax, curves, "width", "accuracy", color="tab:red", label="Aequa a(p), mean over seeds", band_label=BAND
+        )
+    reference_line(ax, fedavg_global, "fedavg", f"FedAvg (global): {fedavg_global:.3f}")
+    reference_line(ax, fedavg_ft_client, "fedavg_ft", f"FedAvg-FT (mean client): {fedavg_ft_client:.3f}")
     ax.set_xlabel("width p")
     ax.set_ylabel("balanced accuracy")
     ax.set_title(f"Accuracy vs width at scale (Fig. 5): {title}", fontsize=9)

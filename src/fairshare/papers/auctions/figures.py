@@ -14,7 +14,18 @@ from fairshare.io import save_figure
 from fairshare.papers.auctions.experiment import Settings
 from fairshare.plotting import LEGEND_SIZE, round_axis
 
-__all__ = ["LABELS", "NO_BUDGET", "COLORS", "MARKS", "PANELS", "caption", "figure7", "figure7c"]
+__all__ = [
+    "LABELS",
+    "NO_BUDGET",
+    "COLORS",
+    "MARKS",
+    "MARKERS",
+    "LINESTYLES",
+    "PANELS",
+    "caption",
+    "figure7",
+    "figure7c",
+]
 
 LABELS = {
     "budget_fair": "Budget-Fair Auction",
@@ -28,6 +39,8 @@ LABELS = {
 NO_BUDGET = ("val_threshold_0.4", "val_threshold_0.6")  # posted-price mechanisms: dashed
 COLORS = dict(zip(LABELS, plt.cm.tab10.colors))  # one colour per mechanism in every panel
 MARKS = "NT: not truthful; NB: no budget (a posted price)"
+MARKERS = "oDs^vP*"  # Fig. 7c: one marker and line style per mechanism, so lines stay apart in grey print
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)))
 PANELS = {
     "fig7a": ("difference", "Fig. 7a", "|recruited for task 1 - recruited for task 2|"),
     "fig7b": ("min_recruited", "Fig. 7b", "minimum recruited clients over the two tasks"),
@@ -79,30 +92,77 @@ def figure7(exp5: pd.DataFrame, stems: Mapping[str, str | Path], caption: str, c
         plt.close(fig)
 
 
-def figure7c(per_round: pd.DataFrame, stem: str | Path, budgets: list[float]) -> None:
-    """Minimum accuracy across the two tasks vs round, per recruitment mechanism (mean over seeds, min-max band)."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for method, g in per_round.groupby("method", sort=False):
-        wide = g.pivot(index="round", columns="seed", values="min_acc")
-        recruited = g.min_recruited.mean()
-        (line,) = ax.plot(
+def _exp6_means(per_round: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per mechanism (in LABELS order), the rounds x seeds table of minimum accuracy."""
+    methods = [m for m in LABELS if m in set(per_round.method)]
+    methods += [m for m in dict.fromkeys(per_round.method) if m not in methods]
+    return {m: per_round[per_round.method == m].pivot(index="round", columns="seed", values="min_acc") for m in methods}
+
+
+def _exp6_label(per_round: pd.DataFrame, method: str) -> str:
+    recruited = per_round[per_round.method == method].min_recruited.mean()
+    return f"{LABELS.get(method, method)} (min {recruited:.1f} clients/task)"
+
+
+def _exp6_overview(ax: plt.Axes, wides: dict[str, pd.DataFrame], per_round: pd.DataFrame) -> None:
+    """Every mechanism's mean over seeds, each with its own colour, marker and line style (no bands)."""
+    for k, (method, wide) in enumerate(wides.items()):
+        ax.plot(
             wide.index,
             wide.mean(axis=1),
-            ls=":",
-            lw=1.8,
             color=COLORS.get(method),
-            label=f"{LABELS.get(method, method)} (min {recruited:.1f} clients/task)",
+            marker=MARKERS[k % len(MARKERS)],
+            ms=5,
+            lw=1.6,
+            ls=LINESTYLES[k % len(LINESTYLES)],
+            label=_exp6_label(per_round, method),
         )
-        ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color=line.get_color(), alpha=0.15)
     round_axis(ax)
     ax.set_ylabel("min accuracy across the two tasks")
+    ax.grid(alpha=0.3)
+
+
+def _exp6_band(ax: plt.Axes, wides: dict[str, pd.DataFrame], method: str) -> None:
+    """One mechanism's mean and min-max band over seeds, the other mechanisms' means in thin grey."""
+    for other, wide in wides.items():
+        if other != method:
+            ax.plot(wide.index, wide.mean(axis=1), color="0.75", lw=0.8)
+    wide = wides[method]
+    ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color=COLORS.get(method), alpha=0.25, lw=0)
+    ax.plot(wide.index, wide.mean(axis=1), color=COLORS.get(method), lw=1.8)
+    ax.set_title(textwrap.fill(LABELS.get(method, method), 18), fontsize=8)
+    ax.tick_params(labelsize=7)
+    round_axis(ax)
+    ax.xaxis.label.set_size(8)
+
+
+def figure7c(per_round: pd.DataFrame, stem: str | Path, budgets: list[float]) -> None:
+    """Minimum accuracy across the two tasks vs round, per recruitment mechanism: the seed means of every mechanism
+    in one panel, then one small panel per mechanism with its min-max band over seeds."""
+    wides = _exp6_means(per_round)
+    cols = max(1, len(wides))
+    fig = plt.figure(figsize=(max(9.6, 2.1 * cols), 6.4))
+    grid = fig.add_gridspec(2, cols, height_ratios=(1.5, 1))
+    top = fig.add_subplot(grid[0, :])
+    _exp6_overview(top, wides, per_round)
+    top.legend(
+        fontsize=LEGEND_SIZE, title=MARKS, title_fontsize=LEGEND_SIZE, loc="upper left", bbox_to_anchor=(1.01, 1)
+    )
+    first = None
+    for k, method in enumerate(wides):
+        ax = fig.add_subplot(grid[1, k], sharey=first)
+        first = first or ax
+        _exp6_band(ax, wides, method)
+        if k:
+            ax.tick_params(labelleft=False)
+        else:
+            ax.set_ylabel("min accuracy", fontsize=8)
     at = f" at B = {', '.join(f'{b:g}' for b in budgets)}" if budgets else ""
-    ax.set_title(
+    top.set_title(
         f"Fig. 7c: FedFairMMFL on the clients each mechanism recruits{at}\n"
-        "dotted: mean over seeds; shaded: min-max over seeds",
+        "top: mean over seeds; bottom: each mechanism's min-max band over seeds (grey: the others' means)",
         fontsize=9,
     )
-    ax.legend(fontsize=LEGEND_SIZE, title=MARKS, title_fontsize=LEGEND_SIZE)
     fig.tight_layout()
     save_figure(fig, stem)
     plt.close(fig)

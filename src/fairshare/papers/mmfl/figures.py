@@ -100,6 +100,16 @@ def _in_config_order(experiments: pd.Series, titles: Mapping[str, str]) -> list[
     return [e for e in titles if e in present] + [e for e in present if e not in titles]
 
 
+def _curve_legend(ax: plt.Axes, inside: int = 3) -> None:
+    """A panel's legend: inside its empty upper-left corner for up to ``inside`` lines (curves rise from the lower
+    left), below the axes for more (the α sweep), where it covers no line."""
+    n = len(ax.get_legend_handles_labels()[1])
+    if n <= inside:
+        ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
+    else:
+        ax.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+
+
 def min_accuracy_curves(acc: pd.DataFrame, titles: Mapping[str, str], stem: str | Path) -> None:
     """Minimum accuracy across tasks vs round, one panel per experiment (``titles``: experiment -> panel title)."""
     per = (
@@ -116,7 +126,7 @@ def min_accuracy_curves(acc: pd.DataFrame, titles: Mapping[str, str], stem: str 
         ax.set_title(titles.get(exp, exp), fontsize=10)
         round_axis(ax)
         ax.set_ylabel("min accuracy across tasks")
-        ax.legend(fontsize=LEGEND_SIZE)
+        _curve_legend(ax)
     fig.suptitle(f"Minimum test accuracy across tasks; {BAND_NOTE}", fontsize=9)
     fig.tight_layout()
     save_figure(fig, stem)

@@ -147,16 +147,11 @@ def phase_diagram(df: pd.DataFrame, *, threshold: float) -> plt.Figure:
                 ylabel="n large (samples per large player)",
             )
     handles = [Rectangle((0, 0), 1, 1, color=cmap(i)) for i in range(len(labels))]
-    handles += [
-        Rectangle((0, 0), 1, 1, **not_computed),
-        plt.Line2D([], [], color="k", lw=0.6, ls=":"),
-        plt.Line2D([], [], color="k", marker="o", ms=2, ls=""),
-    ]
-    notes = [
-        "n large <= n small: not computed (the large type holds more samples)",
-        f"n = {THRESHOLD} = {threshold:g}",
-        "the paper's partition is not in this set (only individually stable)",
-    ]
+    handles += [Rectangle((0, 0), 1, 1, **not_computed), plt.Line2D([], [], color="k", lw=0.6, ls=":")]
+    notes = ["n large <= n small: not computed (the large type holds more samples)", f"n = {THRESHOLD} = {threshold:g}"]
+    if (~df.paper_partition_in_set.astype(bool)).any():  # the dots are drawn only where this happens
+        handles.append(plt.Line2D([], [], color="k", marker="o", ms=2, ls=""))
+        notes.append("the paper's partition is not in this set (only individually stable)")
     fig.legend(
         handles,
         labels + notes,

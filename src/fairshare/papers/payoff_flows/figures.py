@@ -23,6 +23,7 @@ def _payoff_panel(ax, sub: pd.DataFrame, title: str) -> None:
     ax.bar(x, sub.payoff, color="k", alpha=0.6, width=0.4, label="payoff $p_i$")
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xticks(x, sub.party, fontsize=7)
+    ax.set_ylabel("payoff (value units)", fontsize=8)
     ax.set_title(title, fontsize=9)
 
 
@@ -36,6 +37,7 @@ def _model_panel(ax, sub: pd.DataFrame, title: str) -> None:
     ax.axhline(grand, color="grey", ls=":", lw=1, label="$v(N)$")
     ax.set_xticks(x, sub.party, fontsize=7)
     ax.set_ylim(0, grand * 1.15)
+    ax.set_ylabel("model value v", fontsize=8)
     ax.set_title(title, fontsize=9)
 
 
@@ -77,7 +79,7 @@ def figure2(alloc: pd.DataFrame, flows: pd.DataFrame, title: str) -> plt.Figure:
     for letter, ax, scenario, matrix in zip("gh", axes.flat[6:], scenarios[1:], matrices):
         image = _flow_panel(ax, matrix, parties, vmax, f"({letter}) {scenario}: payoff flows")
     fig.suptitle(title, fontsize=10)
-    fig.subplots_adjust(left=0.04, right=0.93, top=0.9, bottom=0.12, wspace=0.3, hspace=0.4)
+    fig.subplots_adjust(left=0.05, right=0.93, top=0.9, bottom=0.12, wspace=0.3, hspace=0.4)
     last = axes.flat[7].get_position()
     colorbar = fig.colorbar(image, cax=fig.add_axes([last.x1 + 0.012, last.y0, 0.01, last.height]))
     colorbar.set_label("flow from payer (row) to payee (column)", fontsize=8)
