@@ -19,6 +19,7 @@ __all__ = [
     "data",
     "games",
     "html_report",
+    "report_items",
     "io",
     "job_stats",
     "learning",
