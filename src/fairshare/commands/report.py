@@ -9,7 +9,7 @@ from fairshare import report
 from fairshare.commands._shared import CommandError, cfg_argument, section
 from fairshare.io import write_csv, write_json, write_text
 
-__all__ = ["GROUP", "HELP", "register", "scorecard", "verdict_table"]
+__all__ = ["GROUP", "HELP", "register", "scorecard", "verdict_table", "headline"]
 
 GROUP = "report"
 HELP = "scorecard of every paper number and claim"
@@ -37,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", required=True)
     p.add_argument("--html", required=True)
     p.set_defaults(func=verdict_table)
+
+    p = sub.add_parser("headline", help="headline accuracies and correlations of a training paper (DVC metrics)")
+    p.add_argument("paper", choices=["mmfl", "aequa", "auctions"])
+    p.add_argument("table", help="its tidy CSV: mmfl across_tasks.csv, aequa summary.csv, auctions exp6_summary.csv")
+    p.add_argument("--output", required=True, help="small JSON file read by `dvc metrics show`")
+    p.set_defaults(func=headline)
 
     p = sub.add_parser("stable-html", help="drop the job times from Snakemake's HTML report (byte-identical reruns)")
     p.add_argument("html", help="the report Snakemake wrote (rewritten in place)")
@@ -74,6 +80,12 @@ def verdict_table(args: argparse.Namespace) -> None:
     table = report.verdict_table(columns)
     write_text(args.markdown, report.verdict_table_markdown(table))
     write_text(args.html, report.verdict_table_html(table))
+
+
+def headline(args: argparse.Namespace) -> None:
+    from fairshare.headline import headline as paper_headline
+
+    write_json(args.output, paper_headline(args.paper, args.table))
 
 
 def stable_html(args: argparse.Namespace) -> None:
