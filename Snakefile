@@ -31,3 +31,4 @@ rule all:
         dataset_caches(),
         training_outputs(),
         TIMINGS,
+        HEADLINE,

@@ -18,6 +18,7 @@ __all__ = [
     "config",
     "data",
     "games",
+    "headline",
     "html_report",
     "report_items",
     "io",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,40 @@ def test_slurm_profile_plans_the_paper_profile_with_per_rule_resources(tmp_path)
     }
     assert {"aequa_run", "aequa_run_pmin", "mmfl_run", "auctions_exp6"} <= set(gpu_rules)
     assert {rule for rule, res in gpu_rules.items() if res["slurm_partition"] != "gpu"} == set()
+
+
+# Snakemake (9.x) does not print in a dry run whether a job runs locally ("localrule"): the executor decides that at
+# run time. The rules flagged `localrules` are read from the parsed workflow, through Snakemake's API, instead (without
+# an executor every rule would be local there, so the flag itself).
+LOCAL_RULES_SCRIPT = """
+import sys
+from pathlib import Path
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+with SnakemakeApi(OutputSettings()) as api:
+    configfiles = [Path(f) for f in sys.argv[1:]]
+    workflow = api.workflow(
+        resource_settings=ResourceSettings(),
+        config_settings=ConfigSettings(configfiles=configfiles),
+        snakefile=Path("Snakefile"),
+    )._workflow
+    print("LOCAL", *sorted(rule.name for rule in workflow.rules if rule.name in workflow._localrules))
+"""
+
+
+@pytest.mark.parametrize("configfiles", [["config/paper.yaml"], ["config/paper.yaml", "config/paper_smoke.yaml"]])
+def test_slurm_dry_run_plans_the_downloads_as_local_jobs(tmp_path, configfiles):
+    """Compute nodes often have no internet: the downloads (`dataset`, the FEMNIST build) run on the submit host."""
+    pytest.importorskip("snakemake_executor_plugin_slurm", reason="install the cluster extra: uv sync --extra slurm")
+    wd = _workflow_copy(tmp_path)
+    out = _run(["-n", "--profile", "profiles/slurm", "--configfile", *configfiles, "--quiet", "rules"], wd)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    planned = set(re.findall(r"^(\w+)\s+\d+$", out.stdout, re.M))
+    assert {"dataset", "aequa_femnist_data", "mmfl_run"} <= planned, sorted(planned)
+    parsed = subprocess.run(
+        [sys.executable, "-c", LOCAL_RULES_SCRIPT, *configfiles], cwd=wd, capture_output=True, text=True, timeout=300
+    )
+    assert parsed.returncode == 0, parsed.stderr[-3000:]
+    local = set(next(line for line in parsed.stdout.splitlines() if line.startswith("LOCAL ")).split()[1:])
+    assert {"dataset", "aequa_femnist_data", "raw_data"} <= local
+    assert not local & {"mmfl_run", "aequa_run", "aequa_scale_run", "payoff_flows_valuate", "model_sharing"}

@@ -75,10 +75,14 @@ for _job in training_rules("aequa", "aequa_training_time_run", AEQUA_TT_SETTINGS
 
 
 # FEMNIST at scale (Sec. 6.6: Table 4, Fig. 5, per-round overhead). FEMNIST (LEAF writers) needs a download and
-# LEAF's preprocessing: only profiles that name it use it; the others run the same jobs on a writer-like partition.
+# LEAF's preprocessing: only profiles that name it use it (the smoke profile: a stand-in LEAF folder); the others run
+# the same jobs on a writer-like partition.
 AEQUA_SCALE = AEQUA["scale"]
 if AEQUA_SCALE["dataset"] == "femnist":
     SCALE_DATA, SCALE_WRITERS = f"{PROCESSED}/femnist.npz", f"{PROCESSED}/femnist_writers.npz"
+
+    localrules:
+        aequa_femnist_data,
 
     rule aequa_femnist_data:
         """Cache LEAF's preprocessed FEMNIST and its writer ids."""
@@ -89,8 +93,12 @@ if AEQUA_SCALE["dataset"] == "femnist":
             f"{AEQUA_LOGS}/femnist_data.log",
         params:
             leaf=AEQUA_SCALE["femnist_leaf_dir"],
+            # the smoke profile's stand-in (a random LEAF folder, data.stand_in) instead of LEAF's folder
+            stand_in="femnist" in config["data"]["stand_in"].get("datasets", []),
+            cfg=lambda w, output: cfg_json("seed", "data"),
         shell:
-            "fairshare aequa-ext femnist-data --leaf-dir {params.leaf} --output {output.data} --writers {output.writers} > {log} 2>&1"
+            "fairshare aequa-ext femnist-data --leaf-dir {params.leaf} --output {output.data} --writers {output.writers}"
+            " --cfg {params.cfg} > {log} 2>&1"
 
 else:
     USED_DATASETS.add(AEQUA_SCALE["dataset"])

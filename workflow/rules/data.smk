@@ -6,6 +6,13 @@ PROCESSED = config["data"]["processed_dir"]
 USED_DATASETS = {p["dataset"] for p in config["partitions"]}
 
 
+# Downloads run where Snakemake runs (the submit host of a cluster: compute nodes often have no internet), as do
+# the inventory of the caches (seconds, no GPU).
+localrules:
+    dataset,
+    raw_data,
+
+
 rule dataset:
     output:
         f"{PROCESSED}/{{dataset}}.npz",

@@ -81,6 +81,30 @@ rule scorecard:
         " --cfg {params.cfg} > {log} 2>&1"
 
 
+# Headline accuracies and correlations of the training papers (final round, mean over seeds) beside the scorecard
+# counts in `dvc metrics show`: each read from the tidy table its paper's rules wrote.
+HEADLINE_TABLES = {
+    "mmfl": f"{MMFL_RESULTS}/across_tasks.csv",
+    "aequa": "results/aequa/summary.csv",
+    "auctions": f"{AU_RESULTS}/exp6_summary.csv",
+}
+HEADLINE = [f"{METRICS_DIR}/headline/{paper}.json" for paper in HEADLINE_TABLES]
+
+
+rule headline_metrics:
+    """One training paper's headline numbers as a small JSON file (DVC metrics)."""
+    input:
+        lambda w: HEADLINE_TABLES[w.paper],
+    output:
+        f"{METRICS_DIR}/headline/{{paper}}.json",
+    log:
+        "logs/report/headline_{paper}.log",
+    wildcard_constraints:
+        paper="|".join(HEADLINE_TABLES),
+    shell:
+        "fairshare report headline {wildcards.paper} {input} --output {output} > {log} 2>&1"
+
+
 rule verdict_table:
     """One row per training statement, its verdict on the test, default and CPU-scale profiles side by side (this
     run's own column from this run) and the paper profile's column "not run here"."""

@@ -9,7 +9,7 @@ from fairshare import report
 from fairshare.commands._shared import CommandError, cfg_argument, section
 from fairshare.io import write_csv, write_json, write_text
 
-__all__ = ["GROUP", "HELP", "captions", "items", "register", "scorecard", "verdict_table"]
+__all__ = ["GROUP", "HELP", "captions", "headline", "items", "register", "scorecard", "verdict_table"]
 
 GROUP = "report"
 HELP = "scorecard of every paper number and claim"
@@ -46,6 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("spec", help="JSON list of manifest entries, each with its caption fields and its output .rst")
     p.add_argument("--scorecard", required=True, help="results/scorecard.csv")
     p.set_defaults(func=captions)
+
+    p = sub.add_parser("headline", help="headline accuracies and correlations of a training paper (DVC metrics)")
+    p.add_argument("paper", choices=["mmfl", "aequa", "auctions"])
+    p.add_argument("table", help="its tidy CSV: mmfl across_tasks.csv, aequa summary.csv, auctions exp6_summary.csv")
+    p.add_argument("--output", required=True, help="small JSON file read by `dvc metrics show`")
+    p.set_defaults(func=headline)
 
     p = sub.add_parser("stable-html", help="drop the job times from Snakemake's HTML report (byte-identical reruns)")
     p.add_argument("html", help="the report Snakemake wrote (rewritten in place)")
@@ -117,6 +123,12 @@ def captions(args: argparse.Namespace) -> None:
     for entry in _spec(args.spec):
         entry = {**entry, "command": producer_command(entry["source"])}
         write_text(entry["caption"], caption_rst(entry, card))
+
+
+def headline(args: argparse.Namespace) -> None:
+    from fairshare.headline import headline as paper_headline
+
+    write_json(args.output, paper_headline(args.paper, args.table))
 
 
 def stable_html(args: argparse.Namespace) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from fairshare.data.datasets import ArrayDataset, DatasetUnavailableError
 
-__all__ = ["N_CLASSES", "HOW_TO_GET", "load_femnist", "cache_femnist"]
+__all__ = ["N_CLASSES", "HOW_TO_GET", "STAND_IN_WRITERS", "load_femnist", "cache_femnist", "write_stand_in_leaf"]
 
 N_CLASSES = 62  # digits, upper- and lower-case letters
 HOW_TO_GET = (
@@ -28,6 +28,7 @@ HOW_TO_GET = (
     "writers), and point the config key aequa.scale.femnist_leaf_dir at its data/ folder (the one holding "
     "train/ and test/)"
 )
+STAND_IN_WRITERS = 20  # writers of the smoke profile's stand-in (enough for its few writer clients)
 
 
 def _read_split(folder: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -87,3 +88,25 @@ def cache_femnist(leaf_dir: str | Path, output: str | Path, writers: str | Path)
     ds, writers_train, writers_test = load_femnist(leaf_dir)
     save_cache(ds, output)
     write_npz(writers, writers_train=writers_train, writers_test=writers_test)
+
+
+def write_stand_in_leaf(folder: str | Path, *, n_train: int, n_test: int, seed: int) -> None:
+    """LEAF's layout (``train/`` and ``test/``, one JSON file each) with random content in FEMNIST's format: 784
+    pixels in 0..1 and labels 0..61 per image, the images dealt to ``STAND_IN_WRITERS`` writers in turn. The smoke
+    profile's stand-in for FEMNIST (``data.stand_in.datasets``), read by :func:`load_femnist` as the real folder is;
+    plumbing only, nothing can be learnt from it."""
+    rng = np.random.default_rng(seed)
+    for split, n in (("train", n_train), ("test", n_test)):
+        owner = np.arange(n) % STAND_IN_WRITERS
+        users = [f"f{w:04d}_00" for w in range(STAND_IN_WRITERS)]
+        user_data = {
+            user: {
+                "x": rng.random((int((owner == w).sum()), 784)).round(2).tolist(),
+                "y": rng.integers(0, N_CLASSES, int((owner == w).sum())).tolist(),
+            }
+            for w, user in enumerate(users)
+        }
+        blob = {"users": users, "num_samples": [len(user_data[u]["y"]) for u in users], "user_data": user_data}
+        out = Path(folder, split)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"stand_in_{split}.json").write_text(json.dumps(blob))

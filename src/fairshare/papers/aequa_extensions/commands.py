@@ -131,6 +131,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--leaf-dir", required=True)
     p.add_argument("--output", required=True, help="dataset cache (.npz)")
     p.add_argument("--writers", required=True, help="writer ids (.npz with writers_train, writers_test)")
+    cfg_argument(p)
     p.set_defaults(func=femnist_data)
 
 
@@ -227,6 +228,20 @@ def scale_summary(args: argparse.Namespace) -> None:
 
 
 def femnist_data(args: argparse.Namespace) -> None:
-    from fairshare.data.leaf import cache_femnist
+    """Cache FEMNIST from LEAF's folder, or (smoke profile: ``femnist`` in ``data.stand_in.datasets``) from a random
+    stand-in folder in LEAF's layout, read by the same code."""
+    from fairshare.data.leaf import cache_femnist, write_stand_in_leaf
 
-    cache_femnist(args.leaf_dir, args.output, args.writers)
+    stand_in = args.cfg.get("data", {}).get("stand_in", {})
+    if "femnist" not in stand_in.get("datasets", []):
+        cache_femnist(args.leaf_dir, args.output, args.writers)
+        return
+    import tempfile
+
+    from fairshare import seeding
+    from fairshare.data.stand_in import STAND_IN_DATASETS
+
+    with tempfile.TemporaryDirectory() as folder:
+        seed = seeding.torch_seed(section(args, "seed"), "dataset", len(STAND_IN_DATASETS))  # after the others
+        write_stand_in_leaf(folder, n_train=stand_in["n_train"], n_test=stand_in["n_test"], seed=seed)
+        cache_femnist(folder, args.output, args.writers)
