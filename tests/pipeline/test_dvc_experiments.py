@@ -46,7 +46,7 @@ def _sh(cwd: Path, *cmd: str, timeout: int = 1200) -> str:
     return out.stdout + out.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_dvc_exp_run_of_the_test_profile_is_listed_with_its_params_and_metrics(tmp_path):
     repo = _git_repo(tmp_path / "repo")
     exp = repo / "experiments"
