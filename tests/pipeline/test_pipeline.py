@@ -198,3 +198,18 @@ def test_slurm_dry_run_plans_the_downloads_as_local_jobs(tmp_path, configfiles):
     local = set(next(line for line in parsed.stdout.splitlines() if line.startswith("LOCAL ")).split()[1:])
     assert {"dataset", "aequa_femnist_data", "raw_data"} <= local
     assert not local & {"mmfl_run", "aequa_run", "aequa_scale_run", "payoff_flows_valuate", "model_sharing"}
+
+
+def test_a_tree_holds_one_profile_another_is_refused_in_one_line(tmp_path):
+    """A run of another profile where results/ holds one profile's run (a dry run too) stops in one line; the same
+    profile plans as usual. (The first real run writes results/.profile: Snakemake's onstart.)"""
+    wd = workflow_copy(tmp_path)
+    (wd / "results").mkdir()
+    (wd / "results" / ".profile").write_text("default\n")
+    other = snakemake(["-n", "--configfile", "config/config.yaml", "config/test.yaml"], wd)
+    assert other.returncode != 0
+    message = [line for line in other.stderr.splitlines() if "profile's results" in line]
+    assert len(message) == 1 and "'default'" in message[0] and "'test'" in message[0], other.stderr[-2000:]
+    (wd / "results" / ".profile").write_text("test\n")
+    same = snakemake(["-n", "--quiet", "--configfile", "config/config.yaml", "config/test.yaml"], wd)
+    assert same.returncode == 0, same.stderr[-2000:]

@@ -26,6 +26,23 @@ except ConfigError as _err:
 config.clear()
 config.update(_validated)
 
+# One profile per tree (issue 27): results/, figures/ and logs/ hold one profile's run. The first real run writes
+# results/.profile; a run of another profile in the same tree (a dry run too) is refused in one line, so a paper-scale
+# plan can never overwrite the default profile's results, or the reverse.
+PROFILE_MARK = Path("results", ".profile")
+if PROFILE_MARK.is_file() and PROFILE_MARK.read_text().strip() != config["profile"]:
+    sys.exit(
+        f"this folder holds the {PROFILE_MARK.read_text().strip()!r} profile's results (results/.profile); run the "
+        f"{config['profile']!r} profile in its own clone (git clone . ../fairshare-{config['profile']}), or move "
+        "results/, figures/ and logs/ away first"
+    )
+
+
+onstart:
+    PROFILE_MARK.parent.mkdir(parents=True, exist_ok=True)
+    PROFILE_MARK.write_text(config["profile"] + "\n")
+
+
 MANIFEST = yaml.safe_load(Path(workflow.basedir, "workflow", "manifest.yaml").read_text()) or []
 
 
