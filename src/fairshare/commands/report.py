@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--markdown", required=True)
     p.add_argument("--metrics", required=True, help="DVC metrics: counts per status over every row")
     p.add_argument("--paper-metrics", nargs="*", default=[], help="DVC metrics per paper: <dir>/<paper>.json each")
-    p.add_argument("--verdicts", required=True, help="this profile's column of the verdict table (CSV)")
+    p.add_argument("--verdicts", help="this profile's column of the verdict table (CSV)")
     p.add_argument("--reasons", help="known reasons of rows that do not match (YAML list: paper, claim, reason)")
     cfg_argument(p)
     p.set_defaults(func=scorecard)
@@ -71,7 +71,8 @@ def scorecard(args: argparse.Namespace) -> None:
     write_text(args.markdown, report.to_markdown(card, summary, section(args, "profile")))
     # One small flat file per row of `dvc metrics show`: the totals, then each paper.
     write_json(args.metrics, {"rows": summary["rows"], **summary["by_status"]})
-    write_csv(args.verdicts, report.training_verdicts(card))
+    if args.verdicts:
+        write_csv(args.verdicts, report.training_verdicts(card))
     for path in args.paper_metrics:
         paper = Path(path).stem
         write_json(path, summary["papers"].get(paper, {s: 0 for s in report.STATUSES}))

@@ -72,7 +72,8 @@ def _status(values: dict, claim: str) -> str:
 def test_every_exp5_row_matches_beyond_seed_noise():
     rows = claims._exp5(_tidy(_base()), constrained_max=29)
     assert {r.claim: r.status for r in rows} == {r.claim: "match" for r in rows}
-    assert all("95% t, 5 seeds" in r.interval for r in rows)
+    # each row's evidence: its interval over the 5 seeds, or, over many settings, the counts (all of them match)
+    assert all("95% t, 5 seeds" in r.interval or " 0 differ, 0 inconclusive" in r.interval for r in rows)
 
 
 @pytest.mark.parametrize(
