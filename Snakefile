@@ -23,6 +23,12 @@ include: "workflow/rules/aequa_extensions.smk"
 include: "workflow/rules/report.smk"
 
 
+# The first real run of a folder records its profile (results/.profile); common.smk refuses any other profile there.
+onstart:
+    PROFILE_MARK.parent.mkdir(parents=True, exist_ok=True)
+    PROFILE_MARK.write_text(config["profile"] + "\n")
+
+
 rule all:
     default_target: True
     input:

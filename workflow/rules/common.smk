@@ -38,11 +38,6 @@ if PROFILE_MARK.is_file() and PROFILE_MARK.read_text().strip() != config["profil
     )
 
 
-onstart:
-    PROFILE_MARK.parent.mkdir(parents=True, exist_ok=True)
-    PROFILE_MARK.write_text(config["profile"] + "\n")
-
-
 MANIFEST = yaml.safe_load(Path(workflow.basedir, "workflow", "manifest.yaml").read_text()) or []
 
 
@@ -419,7 +414,7 @@ def claims_files():
 
 
 def report_source(entry):
-    """The file an entry's producing rule is named by: its PNG for figures, its first Markdown/CSV table."""
+    """The file that names the job making an entry (its PNG for figures, its first Markdown or CSV table)."""
     outputs = _as_list(entry["output"])
     for suffix in ((".png",) if entry["kind"] == "figure" else (".md", ".csv")) + (".png", ".csv", ".md"):
         for p in outputs:
