@@ -12,15 +12,15 @@ SEEDS = 5
 #: per-seed offsets that flip the sign of a comparison from seed to seed: its interval straddles zero.
 FLIP = (2.0, -2.0, 1.5, -1.5, 0.3)
 
-SMALLEST_DIFF = "MMFL max-min fair has the smallest task difference in the budget-constrained region"
-GMM_MOST = "GMMFair recruits the most clients per task (highest minimum) at every budget"
-MAXMIN_SECOND = (
-    "In the budget-constrained region MMFL max-min fair recruits more clients than every mechanism but GMMFair"
+from tests.papers.auctions.test_claims import (  # noqa: E402  the claim texts, named once
+    BF_FAIRER,
+    GMM_MOST,
+    GREEDY_FAIRER,
+    MAXMIN_SECOND,
+    OVERTAKES,
+    SMALLEST_DIFF,
+    TASK1,
 )
-OVERTAKES = "As the budget grows, Greedy Within Budget overtakes MMFL max-min fair in the minimum recruited, for good"
-TASK1 = "Greedy Within Budget assigns the most clients to task 1"
-GREEDY_FAIRER = "Greedy Within Budget becomes fairer as the budget grows"
-BF_FAIRER = "Budget-Fair becomes fairer as the budget grows"
 
 
 def _base() -> dict[str, dict[float, object]]:
