@@ -88,3 +88,30 @@ def test_quadratic_step_is_the_exact_expectation():
 def test_skew_is_one_when_every_client_trains():
     task = th.Quadratic(np.array([-1.0, 0.5, 2.0]), np.array([0.2, 0.3, 0.5]), 1.0, 0.0, 1.0)
     assert task.skew(np.array([-3.0, 0.0, 4.0])) == pytest.approx(np.ones(3))
+
+
+def test_eq5_sends_every_client_to_the_worst_task_as_alpha_grows():
+    from fairshare.learning.mmfl import allocation_probabilities
+
+    assert allocation_probabilities([0.9, 0.5, 0.7], 60.0) == pytest.approx([0.0, 1.0, 0.0], abs=1e-9)
+
+
+def test_allocation_is_unbiased_across_clients():
+    """Sec. III: for each task, every active client has the same probability of being allocated to it."""
+    from fairshare.learning.mmfl import allocate, allocation_probabilities
+
+    rng, accuracies = np.random.default_rng(4), [0.9, 0.5, 0.7]
+    draws = np.stack([allocate("fedfair", np.arange(6), 6, 3, r, accuracies, 3.0, rng) for r in range(4000)])
+    share = (draws == 1).mean(axis=0)  # per client: how often it trains task 1
+    assert share == pytest.approx(np.full(6, allocation_probabilities(accuracies, 3.0)[1]), abs=0.03)
+
+
+def test_corollary6_bound_grows_with_noise_and_distance_and_falls_with_rounds():
+    """Sec. IV's reading of Corollary 6's terms: larger sigma^2 or a start further from w* raise the bound; more
+    rounds lower it towards the skew-bias floor."""
+    task = th.Quadratic(np.array([-1.0, 0.5, 2.0]), np.array([0.2, 0.3, 0.5]), 1.0, 0.0, 0.5)
+    noisy = th.Quadratic(task.centres, task.weights, 1.0, 1.0, 0.5)
+    w0 = task.optimum + 1.0
+    assert th.corollary6_bound(noisy, w0, 4.0, 10) > th.corollary6_bound(task, w0, 4.0, 10)
+    assert th.corollary6_bound(task, w0 + 2.0, 4.0, 10) > th.corollary6_bound(task, w0, 4.0, 10)
+    assert th.corollary6_bound(task, w0, 4.0, 1000) < th.corollary6_bound(task, w0, 4.0, 10)

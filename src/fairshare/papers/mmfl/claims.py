@@ -25,7 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from fairshare import verdicts as v
-from fairshare.papers.mmfl.claims_table2 import table2_claims
+from fairshare.papers.mmfl.claims_exp2 import more_tasks_claim, table2_claims
 from fairshare.papers.mmfl.claims_theory import theory_claims
 from fairshare.papers.mmfl.experiment import Experiment, Settings, final_rounds
 from fairshare.report import Claim
@@ -535,6 +535,8 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
     for exp in role["fig4"]:
         rows += _noting_collapses(_fig4(per_round, exp, alpha), runs, [exp])
     rows += _noting_collapses([_fig4b(runs, role["fig4"], alpha)], runs, role["fig4"])
+    if role["exp2"]:
+        rows.append(more_tasks_claim(per_round, role["exp2"], alpha))
     rows += table2_claims(per_round, settings)
     if role["exp3"]:
         rows += _noting_collapses(_exp3(per_round, role["exp3"], alpha), runs, role["exp3"])

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from fairshare.config import load_config
-from fairshare.papers.mmfl import claims_table2 as t2
+from fairshare.papers.mmfl import claims_exp2 as t2
 from fairshare.papers.mmfl.experiment import Experiment, Settings
 
 SIX = Experiment("exp2_s6", "exp2", tuple("abcdef"), 20, 1.0, (400, 600), "iid", 0.5, 3, ("fedfair", "random", "round_robin"), (3.0,), 4)  # fmt: skip
@@ -65,3 +65,37 @@ def test_only_the_paper_profile_runs_table2s_setting(files, printed):
     settings = Settings.from_block(load_config(*files)["mmfl"])
     assert settings.table2_printed == printed
     assert sorted(len(settings.experiment(name).tasks) for name in printed) == sorted(t2.TABLE2)[: len(printed)]
+
+
+def _exp2(name: str, tasks: int) -> Experiment:
+    return Experiment(name, "exp2", tuple("abcdefghij"[:tasks]), 20, 1.0, (400, 600), "iid", 0.5, 3, ("fedfair", "random"), (3.0,), 4)  # fmt: skip
+
+
+def _speeds(levels: dict[str, float], noise: np.ndarray) -> pd.DataFrame:
+    """Minimum accuracy ``levels[experiment]`` at every round, every method, plus per-seed noise (FedFairMMFL only)."""
+    rows = []
+    for exp, level in levels.items():
+        for method in ("fedfair", "random"):
+            for seed, e in enumerate(noise):
+                extra = e if method == "fedfair" else 0.0
+                rows += [{"experiment": exp, "method": method, "alpha": 3.0 if method == "fedfair" else np.nan,
+                          "seed": seed, "round": r, "min_acc": level + extra} for r in (1, 2, 3)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("levels", "noise", "status"),
+    [
+        ({"s6": 0.5, "s10": 0.4}, QUIET, "match"),
+        ({"s6": 0.4, "s10": 0.5}, QUIET, "differs"),
+        ({"s6": 0.5, "s10": 0.5}, NOISY, "inconclusive"),
+    ],
+)
+def test_training_slows_with_more_tasks(levels, noise, status):
+    row = t2.more_tasks_claim(_speeds(levels, noise), [_exp2("s10", 10), _exp2("s6", 6)], 3.0)
+    assert row.status == status and row.claim == t2.MORE_TASKS[0], row.interval
+
+
+def test_more_tasks_is_not_run_with_one_task_count():
+    row = t2.more_tasks_claim(_speeds({"s6": 0.5}, QUIET), [_exp2("s6", 6)], 3.0)
+    assert row.status == "not run in this profile"
