@@ -161,3 +161,41 @@ def test_pos_rows_fail_on_false_results(evidence, tables):
     assert status(claims._theorem_3_bound(one_case), "Theorem 3", "proof E.1 cases") == "differs"  # untested cases
     below = [dict(e, pos_sc=0.5) for e in evidence["theorem_3"]]
     assert status(claims._theorem_3_bound(below), "Theorem 3", "alpha in (1/2, 1]") == "differs"
+
+
+EXAMPLES = experiment.worked_examples(REF)
+
+
+def _falsified(row: dict) -> str:
+    """A reproduced value that makes this worked-example row's statement false."""
+    if row["compare"] == "number":
+        return f"{float(row['printed']) + 10.0 ** -len(str(row['printed']).split('.')[1]):.6f}"
+    if row["compare"] == "exists":
+        return "none" if row["printed"] == "some" else "{1,2}"
+    return "something else"
+
+
+@pytest.mark.parametrize("index", range(len(EXAMPLES)), ids=lambda i: EXAMPLES.iloc[i]["quantity"])
+def test_every_worked_example_row_differs_when_its_value_is_false(index):
+    wrong = EXAMPLES.copy()
+    wrong.loc[index, "reproduced"] = _falsified(EXAMPLES.iloc[index].to_dict())
+    rows = claims._worked_examples(wrong)
+    assert rows[index].status == "differs"
+    assert all(r.status == "match" for i, r in enumerate(rows) if i != index)
+
+
+THEOREM_COLUMNS = {
+    "Theorem 1": "sc_centralized",
+    "Theorem 2": "sc_decentralized",
+    "Theorem 3": "pos_sc",
+    "Theorem 4": "pos_var",
+}
+
+
+@pytest.mark.parametrize("name", sorted(THEOREM_COLUMNS))
+@pytest.mark.parametrize("alpha", BLOCK["pos"]["alphas"])
+def test_every_theorem_row_differs_when_its_order_in_n_is_off(tables, name, alpha):
+    """The stated quantity ten times larger at the largest n: its log-log slope is off by one."""
+    pos = tables[2].copy()
+    pos.loc[(pos.alpha == alpha) & (pos.n == pos.n.max()), THEOREM_COLUMNS[name]] *= 10
+    assert status(claims._theorems_1_to_4(pos), name, f"alpha = {alpha:g}") == "differs"
