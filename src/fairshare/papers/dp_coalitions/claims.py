@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fairshare.games import dp_coalitions as dp
+from fairshare.papers.dp_coalitions import claims_sentences as sentences
 from fairshare.papers.dp_coalitions.experiment import PAPER, Settings
 from fairshare.report import Claim, erratum_outcome
 
@@ -579,4 +580,6 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
         *_theorems_1_to_4(results["price_of_stability"]),
         _theorem_2_boundary(evidence["theorem_2_boundary"]),
         *_theorem_3_bound(evidence["theorem_3"]),
+        sentences.k_star_half(evidence["theorem_1_half"]),
+        sentences.d6_condition(evidence["d6"]),
     ]
