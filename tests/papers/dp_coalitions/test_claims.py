@@ -219,3 +219,9 @@ def test_d6_erratum_row_differs_when_the_printed_condition_agrees_or_the_correct
     flipped[0]["stable"] = [not s for s in flipped[0]["stable"]]
     assert claims_sentences.d6_condition(flipped).status == "differs"
     assert claims_sentences.d6_condition([]).status == "differs"
+
+
+def test_claim_2_not_necessary_row_differs_when_every_stable_grand_coalition_meets_the_condition(evidence):
+    only_covered = [e for e in evidence["claim_2"] if not e["grand_stable"]]
+    assert claims_sentences.claim_2_not_necessary(only_covered).status == "differs"
+    assert claims_sentences.claim_2_not_necessary(evidence["claim_2"]).status == "match"

@@ -34,3 +34,11 @@ def test_section_3_variance_decreases_in_every_eps():
         larger = eps.copy()
         larger[i] *= 1.01
         assert dp.variance(0.1, larger) < dp.variance(0.1, eps)
+
+
+def test_claim_7_proof_leave_bound_increases_in_the_coalition_size():
+    """App. A.5, proof of Claim 7: (x - 1) / x^((2 alpha + 1)/3) is increasing in x >= 1 for every alpha in [-1, 1]."""
+    x = np.linspace(1, 200, 20000)[:, None]
+    alpha = np.linspace(-1, 1, 41)[None, :]
+    f = (x - 1) / x ** ((2 * alpha + 1) / 3)
+    assert np.all(np.diff(f, axis=0) > 0)

@@ -572,6 +572,7 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
         _claims_5_6(evidence["claims_5_6"]),
         _claim_1(evidence["claim_1"]),
         *_claim_2(evidence["claim_2"]),
+        sentences.claim_2_not_necessary(evidence["claim_2"]),
         *_worked_examples(examples),
         *_figure_1(results["fig1_intervals"]),
         *_lemma_6_claim_8(evidence["lemma_6_claim_8"]),

@@ -3,13 +3,14 @@ judged from :mod:`.sentences` evidence."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fairshare.papers.dp_coalitions.experiment import PAPER
 from fairshare.report import Claim, erratum_outcome
 
-__all__ = ["d6_condition", "k_star_half"]
+__all__ = ["claim_2_not_necessary", "d6_condition", "k_star_half"]
 
 
 def k_star_half(evidence: Mapping[str, Any]) -> Claim:
@@ -23,6 +24,30 @@ def k_star_half(evidence: Mapping[str, Any]) -> Claim:
         reproduced=f"costs {evidence['costs']}, sigma2 in [{evidence['sigma2'][0]:.2g}, {evidence['sigma2'][1]:.2g}]: "
         f"k* in {evidence['sizes']} (Eq. 4 with Def 6 at Lemma 1's eps)",
         holds=evidence["sizes"] == want,
+    )
+
+
+def _claim_2_premise(e: Mapping[str, Any]) -> bool:
+    """Claim 2's printed sufficient condition for the instance's alpha regime (alpha = -1/2 has none)."""
+    if e["alpha"] > -0.5:
+        return 2 <= e["n"] <= math.ceil(e["sigma2"] / (4 * e["phi_n"])) ** (3 / (2 * e["alpha"] + 1))
+    if e["alpha"] < -0.5:
+        return e["n"] >= max(2, math.ceil(4 * e["phi_n"] / e["sigma2"]) ** (-3 / (2 * e["alpha"] + 1)))
+    return False
+
+
+def claim_2_not_necessary(evidence: Sequence[Mapping[str, Any]]) -> Claim:
+    """The sentence after Claim 2: its conditions are sufficient but not necessary, i.e. some grand coalitions are
+    stable although the printed condition fails (per instance: n, alpha, phi_n, sigma2 and stability by Claim 5)."""
+    found = [e for e in evidence if e["grand_stable"] and not _claim_2_premise(e)]
+    return Claim.statement(
+        paper=PAPER,
+        artifact="Claim 2",
+        claim="not necessary",
+        paper_states="the conditions of Claim 2 are sufficient but not necessary for a stable grand coalition",
+        reproduced=f"{len(evidence)} random instances: stable grand coalition without the printed condition in "
+        f"{len(found)}",
+        holds=bool(found),
     )
 
 
