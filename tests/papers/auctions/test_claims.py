@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from fairshare.config import load_config
 from fairshare.papers.auctions import claims
-from fairshare.papers.auctions.experiment import Settings
+from fairshare.papers.auctions.experiment import Misreports, Settings, theorem8_witness
 from tests.conftest import REPO
 
 
@@ -114,8 +115,35 @@ def _truth_counts() -> dict:
             "random_within_budget": (90, 90, 0, 0, 3.0, 0.9)}  # fmt: skip
 
 
+def _witness(gain: float, in_event: bool = False) -> Misreports:
+    """A Theorem 8 witness run whose one misreport gains ``gain`` in its task."""
+    one = np.array([gain])
+    return Misreports(2, 0, np.zeros(1), one, one, np.zeros(1), np.array([in_event]), False)
+
+
+NO_WITNESS = _witness(0.0)
+
+
+def _settings() -> Settings:
+    return Settings.from_block(load_config(REPO / "config" / "config.yaml")["auctions"])
+
+
+def test_theorem8_row_considers_both_the_random_sweep_and_the_fixed_witness():
+    def status(outside: int, witness: Misreports) -> str:
+        counts = _truth_counts()
+        counts["maxmin_fair"] = (10, 9, outside, outside, 1.0, 0.2)
+        return {r.artifact: r for r in claims._truthfulness(_truth(counts), witness)}["Theorem 8"].status
+
+    assert status(0, NO_WITNESS) == "match"  # no exception in the sweep, no gain on the witness
+    assert status(0, _witness(0.05, in_event=True)) == "match"  # a gain inside a re-allocation round is allowed
+    assert status(0, _witness(0.05)) == "differs"  # the witness alone refutes it
+    assert status(3, NO_WITNESS) == "differs"  # the sweep alone refutes it
+    real = claims._truthfulness(_truth(_truth_counts()), theorem8_witness(_settings()))
+    assert {r.artifact: r for r in real}["Theorem 8"].status == "differs"  # the mechanism's own witness run
+
+
 def test_truthfulness_claims_follow_the_data():
-    rows = claims._truthfulness(_truth(_truth_counts()))
+    rows = claims._truthfulness(_truth(_truth_counts()), NO_WITNESS)
     assert [r.status for r in rows] == ["match"] * 5 and rows[0].kind == "erratum"
     assert "1 max-min misreports pay only through the user's other task" in rows[3].note
 
@@ -123,9 +151,11 @@ def test_truthfulness_claims_follow_the_data():
     counts["budget_fair_uniform_price"] = (0, 0, 0, 0, 0.0, 0.0)  # the printed payment would be truthful: no erratum
     counts["maxmin_fair"] = (70, 9, 3, 3, 2.5, 0.6)  # exceptions to Theorem 8, drop > 2, pays more often than GMMFair
     counts["random_within_budget"] = (0, 0, 0, 0, 0.0, 0.0)
-    assert [r.status for r in claims._truthfulness(_truth(counts))] == ["differs"] * 5
+    assert [r.status for r in claims._truthfulness(_truth(counts), NO_WITNESS)] == ["differs"] * 5
     counts["budget_fair_uniform_price"], counts["budget_fair"] = (5, 5, 5, 5, 0.0, 0.07), (1, 1, 0, 0, 0.0, 0.01)
-    assert claims._truthfulness(_truth(counts))[0].status == "differs"  # threshold payment not truthful either
+    assert (
+        claims._truthfulness(_truth(counts), NO_WITNESS)[0].status == "differs"
+    )  # threshold payment not truthful either
 
 
 def _corollary(y: float, mm: float, bf: float, mc_mm: float, se: float = 0.001) -> pd.DataFrame:
