@@ -333,3 +333,14 @@ def test_maxmin_fair_line5_as_printed_takes_the_biggest_bid_first():
     np.testing.assert_allclose(au.maxmin_fair(bids, 1.2, line5="biggest").take_up, [0, 0])  # 0.8 > 0.6 at once
     with pytest.raises(ValueError, match="line5"):
         au.maxmin_fair(bids, 1.2, line5="middle")
+
+
+def test_pay_as_bid_mechanisms_can_be_manipulated_by_joint_high_bids():
+    # Exp 5: Greedy Within Budget and GMMFair "can be manipulated if all users jointly submit high bids": with a budget
+    # that still covers everyone, every user bidding 20% above its cost keeps winning and is paid more (pay as bid).
+    costs = np.random.default_rng(4).random((12, 2))
+    budget = 2 * 1.2 * costs.sum()
+    for name in ("gmmfair", "greedy_within_budget"):
+        honest = au.utility(au.run_mechanism(name, costs, budget), costs)
+        joint = au.utility(au.run_mechanism(name, 1.2 * costs, budget), costs)
+        assert np.all(joint > honest + 1e-12), name
