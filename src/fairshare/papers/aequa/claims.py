@@ -139,7 +139,7 @@ def _accuracy_ranks(runs: Runs, settings: list[Setting]) -> str:
     )
 
 
-def _individual_rationality(tidy: pd.DataFrame, cost: str, split: str) -> Claim:
+def _individual_rationality(tidy: pd.DataFrame, cost: str, split: str = "test") -> Claim:
     """Definition 1: every Aequa client's reward is at least its standalone accuracy, both on ``split``
     (``aequa.verdicts.ir_split``: test, or validation, the split the allocation is fitted on).
 
@@ -188,7 +188,7 @@ def _either(first: v.Verdict, second: v.Verdict) -> v.Verdict:
     return v.Verdict(status, f"CGS lowest: {first.status}; MCG highest: {second.status} ({second.evidence})", why)
 
 
-def _mcg_where_cgs_not_lowest(runs: Runs, settings: list[Setting], margin: float) -> Claim:
+def _mcg_where_cgs_not_lowest(runs: Runs, settings: list[Setting], margin: float = 0.0) -> Claim:
     """Table 7's text: where Aequa does not have the lowest CGS, it "significantly" outperforms every baseline in MCG:
     its MCG above each baseline's by more than ``margin`` (``aequa.verdicts.mcg_margin``). The settings are those
     whose CGS verdict is not a match; in each, "CGS lowest or MCG highest by the margin" must hold (so a setting

@@ -67,6 +67,8 @@ def _fitted_metrics(run: dict, allocation: dict) -> dict:
     """Sec. 5.2 / App. D.3 as the paper computes rho: the allocation's rewards read on the split it was fitted on,
     against the contributions it was fitted on (no held-out split), with the IR gains there; and Table 9's
     rho(contribution, width) against the contributions the widths were fitted on (App. D.6: "input" and "output")."""
+    if "widths" not in run:
+        return {}
     c, curve = fitted_split(run)
     index = np.searchsorted(np.asarray(run["widths"], float), np.asarray(allocation["allocated_width"], float))
     rewards = curve[np.clip(index, 0, len(curve) - 1)]
