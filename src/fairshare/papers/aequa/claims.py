@@ -23,6 +23,7 @@ import pandas as pd
 
 from fairshare import verdicts as v
 from fairshare.learning.aequa import uses_batch_norm
+from fairshare.papers.aequa.claims_participants import per_participant_claims
 from fairshare.papers.aequa.claims_seeds import open_settings, placed, seed_mean, seed_values
 from fairshare.papers.aequa.claims_text import text_claims, width_accuracy_monotone
 from fairshare.papers.aequa.settings import AequaSettings, describe_per_dataset, lookup
@@ -294,47 +295,6 @@ def _width_reward_accuracy(runs: Runs, settings: list[Setting]) -> Claim:
     )
 
 
-D5_REASON = "App. D.5 is a per-participant study of CIFAR-100 (ResNet-18), which this profile does not train"
-D5_STATEMENTS = (
-    (
-        "IAFL's per-participant accuracies vary strongly over seeds under Dirichlet and label skew",
-        "IAFL exhibits high variability in the first two partitioning strategies",
-    ),
-    (
-        "on some seeds IAFL gives a participant a negative collaboration gain",
-        "in some random seeds, IAFL fails to achieve a positive collaboration gain",
-    ),
-    ("CGSV's rewards stay close to the standalone accuracies", "CGSV remains very close to standalone accuracy"),
-    (
-        "Aequa's accuracy is comparable to FedAvg-FT's, its rewards follow the contributions",
-        "Aequa achieves performance comparable to FedAvg-FT, while precisely capturing the correlation",
-    ),
-    (
-        "under quantity skew, IAFL and Aequa give every participant a positive collaboration gain",
-        "Both IAFL and Aequa ... consistently ensuring positive collaboration gains",
-    ),
-    (
-        "under quantity skew, Aequa gives the two large clients more than FedAvg-FT does",
-        "Aequa provides even better performance to Clients 1 and 2 compared to FedAvg-FT",
-    ),
-)
-
-
-def per_participant_claims() -> list[Claim]:
-    """App. D.5 (per-participant plots, CIFAR-100): emitted as not run in a profile without CIFAR-100."""
-    return [
-        Claim.comparison(
-            paper=PAPER,
-            artifact="App. D.5",
-            claim=f"CIFAR-100: {claim}",
-            paper_states=states,
-            reproduced="",
-            verdict=v.not_run(D5_REASON),
-        )
-        for claim, states in D5_STATEMENTS
-    ]
-
-
 def claims(results: Mapping[str, Any], settings: AequaSettings) -> list[Claim]:
     """Every Aequa claim of Sec. 6.2-6.3 and App. D on this run's tidy metrics (``results["tidy"]``, configured
     allocation cost); no rows without them."""
@@ -358,6 +318,6 @@ def claims(results: Mapping[str, Any], settings: AequaSettings) -> list[Claim]:
         _width_reward_accuracy(runs, table9),
         *text_claims(runs, cases, schemes, margins),
         width_accuracy_monotone(results.get("curves"), settings.tables.curve_partition),
-        *per_participant_claims(),
+        *per_participant_claims(runs, cases, schemes, margins.on_par_tolerance),
     ]
     return [row for row in rows if row is not None]

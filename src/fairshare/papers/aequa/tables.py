@@ -99,6 +99,13 @@ def _allocation_metrics(c, allocation: dict, cgs_ddof: int, run: dict) -> dict:
     }
 
 
+def large_clients_reward(run: dict) -> dict:
+    """App. D.5: the mean reward of the clients holding the most data (within 10 % of the largest size: both large
+    clients of a quantity-skew split), for the per-participant statements."""
+    sizes, rewards = np.asarray(run["sizes"], float), np.asarray(run["reward_acc"], float)
+    return {"large_reward": float(rewards[sizes >= 0.9 * sizes.max()].mean())}
+
+
 def tidy_metrics(runs: list[dict], cgs_ddof: int = 0):
     """One row per (run, metric, allocation cost): accuracy, pearson, mcg, cgs, ipr, min_gain, all against the test
     split's contributions (+ Aequa's width-reward correlations). Aequa runs give one set of allocation metrics per cost
@@ -117,6 +124,7 @@ def tidy_metrics(runs: list[dict], cgs_ddof: int = 0):
                 "accuracy": r["global_acc"],
                 **_allocation_metrics(c, r, cgs_ddof, r),
                 **_held_out_metrics(r),
+                **(large_clients_reward(r) if "sizes" in r else {}),
                 "width_gap": float(r["curve"][-1] - r["curve"][0]),
             }
             for cost, allocation in r["variants"].items():
@@ -125,6 +133,7 @@ def tidy_metrics(runs: list[dict], cgs_ddof: int = 0):
             per_cost[None] = {
                 "accuracy": r["global_acc"],
                 **_reward_metrics(r["contributions"], r["reward_acc"], cgs_ddof),
+                **(large_clients_reward(r) if "sizes" in r else {}),
             }
         for cost, values in per_cost.items():
             for metric, value in values.items():

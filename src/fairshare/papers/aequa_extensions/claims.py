@@ -228,19 +228,6 @@ def _free_riding_gap(curve: pd.DataFrame | None, gap: float) -> Claim:
     )
 
 
-def _advantage_across_widths() -> Claim:
-    """Fig. 5: Aequa's advantage over FedAvg-FT holds at every width (this profile evaluates FedAvg-FT at full width
-    only)."""
-    return Claim.comparison(
-        paper=PAPER,
-        artifact="Fig. 5",
-        claim="at scale, Aequa's advantage is consistent across model widths",
-        paper_states="Aequa's advantage is consistent across a wide range of capacities",
-        reproduced="",
-        verdict=v.not_run("the scale runs evaluate FedAvg-FT at full width only: no per-width comparison"),
-    )
-
-
 def claims(results: Mapping[str, Any], settings: ExtensionSettings) -> list[Claim]:
     """The extensions' claims on the tidy tables present: ``participation`` (Sec. 6.4), ``training_time`` with
     ``final_widths`` (Sec. 6.5), ``scale`` (Sec. 6.6)."""
@@ -255,5 +242,4 @@ def claims(results: Mapping[str, Any], settings: ExtensionSettings) -> list[Clai
     if "scale" in results:
         gap = settings.aequa.tables.verdicts.free_riding_gap
         rows += [*_scale_claims(results["scale"]), _free_riding_gap(results.get("scale_curve"), gap)]
-        rows.append(_advantage_across_widths())
     return rows
