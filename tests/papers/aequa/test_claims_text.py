@@ -211,3 +211,9 @@ def test_mcg_significantly_needs_the_margin():
     assert C._mcg_where_cgs_not_lowest(runs, cases, 0.01).status == "differs"  # above, but by less than the margin
     noisy = _runs({**values, **_everywhere("aequa", "mcg", 0.11 + NOISY / 10, cases)})
     assert C._mcg_where_cgs_not_lowest(noisy, cases, 0.01).status == "inconclusive"
+
+
+def test_bucketed_models_are_those_with_switchable_batch_norm():
+    from fairshare.learning.aequa import AEQUA_MODELS, uses_batch_norm
+
+    assert {m for m in AEQUA_MODELS if uses_batch_norm(m)} == set(C.BUCKETED_MODELS)
