@@ -122,7 +122,9 @@ def near_perfect_held_out(runs: Runs, cases: list[Setting], level: float) -> Cla
             f"{seed_mean(runs.get((d, p, 'aequa', 'contribution_spread'), {})):.3f}"
             for d, p in held
         ),
-        note="no held-out split in this profile" if not held else "",
+        note="no held-out split in this profile"
+        if not held
+        else "an error e against a spread s caps the measurable ρ near sqrt(s² / (s² + e²)) (errors-in-variables)",
     )
 
 
