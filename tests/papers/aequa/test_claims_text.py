@@ -50,6 +50,60 @@ def test_near_perfect_held_out_needs_a_split_that_can_measure():
     assert T.near_perfect_held_out(none, CASES, 0.9).status == "not run in this profile"
 
 
+def test_near_perfect_held_out_prefers_the_cross_fit():
+    base = {
+        **_everywhere("aequa", "pearson", 0.97),
+        **_everywhere("aequa", "contribution_error", 0.01),
+        **_everywhere("aequa", "contribution_spread", 0.1),
+        **_everywhere("aequa", "crossfit_error", 0.01),
+    }
+    low = _runs({**base, **_everywhere("aequa", "pearson_crossfit", 0.5)})
+    row = T.near_perfect_held_out(low, CASES, 0.9)
+    assert row.status == "differs" and "cross-fitted" in row.note
+    noisy = _runs({**base, **_everywhere("aequa", "pearson_crossfit", 0.9 + NOISY / 3)})
+    assert T.near_perfect_held_out(noisy, CASES, 0.9).status == "inconclusive"
+    assert (
+        T.near_perfect_held_out(_runs({**base, **_everywhere("aequa", "pearson_crossfit", 0.95)}), CASES, 0.9).status
+        == "match"
+    )
+
+
+def test_tidy_metrics_read_the_cross_fit_and_the_fitted_split():
+    from fairshare.papers.aequa.tables import tidy_metrics
+
+    allocation = {
+        "reward_acc": [0.5, 0.7, 0.9],
+        "allocated_width": [0.2, 0.6, 1.0],
+        "ir_infeasible": [0, 0, 0],
+        "width_reward_width": [0.2, 0.6, 1.0],
+        "width_reward_acc": [0.5, 0.7, 0.9],
+    }
+    run = {
+        "method": "aequa",
+        "dataset": "d",
+        "dataset_used": "d",
+        "partition": "p",
+        "scheme": "s",
+        "seed": 0,
+        "rounds": 1,
+        "global_acc": 0.9,
+        "allocation_spread": "std",
+        "variants": {},
+        "sizes": [1, 1, 3],
+        "contributions": [0.4, 0.6, 0.8],
+        "contributions_validation": [0.45, 0.6, 0.85],
+        "widths": [0.2, 0.6, 1.0],
+        "curve": [0.5, 0.7, 0.9],
+        "curve_validation": [0.4, 0.65, 0.95],
+        "crossfit_pearson": [0.9, 0.7],
+        "contributions_halves": [[0.4, 0.6, 0.8], [0.42, 0.58, 0.8]],
+        **allocation,
+    }
+    got = tidy_metrics([run]).set_index("metric").value
+    assert abs(got["pearson_crossfit"] - 0.8) < 1e-12 and abs(got["crossfit_error"] - 0.02 / 3**0.5) < 1e-12
+    assert abs(got["min_gain_fit"] - (-0.05)) < 1e-12 and got["pearson_fit"] > 0.99 and got["large_reward"] == 0.9
+
+
 def _accuracy(aequa, fedavg, cgsv, iafl) -> dict:
     out = {}
     for m, x in zip(("aequa", "fedavg_ft", "cgsv", "iafl"), (aequa, fedavg, cgsv, iafl)):

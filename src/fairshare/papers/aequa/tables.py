@@ -82,11 +82,20 @@ def _fitted_metrics(run: dict, allocation: dict) -> dict:
 def _held_out_metrics(run: dict) -> dict:
     """How well the held-out rho can be measured: the RMS difference between each client's contribution on the fitted
     (validation) split and on the test split (the fitted split's measurement error, an upper estimate), and the spread
-    (standard deviation over clients) of the test contributions. Empty without a validation split."""
-    if "contributions_validation" not in run:
-        return {}
-    c, fit = np.asarray(run["contributions"], float), np.asarray(run["contributions_validation"], float)
-    return {"contribution_error": float(np.sqrt(np.mean((fit - c) ** 2))), "contribution_spread": float(np.std(c))}
+    (standard deviation over clients) of the test contributions; with the test halves, the cross-fitted rho (mean of
+    both directions) and a half's measurement error (RMS of the halves' difference over sqrt 2). Empty without
+    either."""
+    c, out = np.asarray(run["contributions"], float), {}
+    if "contributions_validation" in run:
+        fit = np.asarray(run["contributions_validation"], float)
+        out["contribution_error"] = float(np.sqrt(np.mean((fit - c) ** 2)))
+    if "crossfit_pearson" in run:
+        a, b = np.asarray(run["contributions_halves"], float)
+        out["pearson_crossfit"] = float(np.mean(run["crossfit_pearson"]))
+        out["crossfit_error"] = float(np.sqrt(np.mean((a - b) ** 2) / 2))
+    if out:
+        out["contribution_spread"] = float(np.std(c))
+    return out
 
 
 def _allocation_metrics(c, allocation: dict, cgs_ddof: int, run: dict) -> dict:
