@@ -17,6 +17,7 @@ __all__ = [
     "appendix_d",
     "corollary_6_2",
     "corollary_7_2",
+    "corollary_7_2_core",
     "lemma_6_1_and_6_3",
     "lemma_6_4",
     "lemma_7_1",
@@ -302,6 +303,19 @@ def corollary_7_2(best: Sequence[tuple]) -> Claim:
         paper_states="optimal fine-grained federation: pi_g is optimal for each player",
         reproduced=f"{len(best)} random instances, M=2..6, every coalition; players better off elsewhere: {bad or 'none'}",
         holds=bool(best) and not bad,
+    )
+
+
+def corollary_7_2_core(core: Sequence[tuple]) -> Claim:
+    """§7, after Cor 7.2: pi_g is in the core and is its only element (``(n, every core-stable partition)``)."""
+    bad = [(n, partitions) for n, partitions in core if partitions != [(tuple(range(len(n))),)]]
+    return Claim.statement(
+        paper=PAPER,
+        artifact="Cor 7.2",
+        claim="pi_g is the only element in the core",
+        paper_states="optimal fine-grained federation: pi_g is in the core, and it is the only element in the core",
+        reproduced=f"{len(core)} random instances, M=2..6, every partition; other core partitions: {bad or 'none'}",
+        holds=bool(core) and not bad,
     )
 
 

@@ -505,8 +505,9 @@ def section_6_evidence(size: str, rng: np.random.Generator, points: list[dict]) 
 
 
 def section_7_evidence(size: str, rng: np.random.Generator) -> dict[str, Any]:
-    """Optimal fine federation (§7): Lemma 7.1's weights and the partial derivatives of Thm 4.2's error there, and
-    each player's error in the grand coalition beside its best error over every coalition (Cor 7.2)."""
+    """Optimal fine federation (§7): Lemma 7.1's weights and the partial derivatives of Thm 4.2's error there, each
+    player's error in the grand coalition beside its best error over every coalition (Cor 7.2), and every core-stable
+    partition of the same instances (the sentence after Cor 7.2)."""
     count = 200 if size == "full" else 30
     weights = []
     for _ in range(count):
@@ -530,7 +531,8 @@ def section_7_evidence(size: str, rng: np.random.Generator) -> dict[str, Any]:
         table = st.coalition_table(n, mu_e=MU, sigma2=S2, method="fine")
         grand = table[(1 << len(n)) - 1]
         best.append((n, [(grand[j], min(row[j] for row in table.values() if j in row)) for j in range(len(n))]))
-    return {"lemma_7_1": weights, "cor_7_2": best}
+    core = [(n, st.stable_partitions(n, mu_e=MU, sigma2=S2, method="fine", notion="core")) for n, _ in best]
+    return {"lemma_7_1": weights, "cor_7_2": best, "cor_7_2_core": core}
 
 
 def summary_evidence(size: str) -> list[dict[str, Any]]:
