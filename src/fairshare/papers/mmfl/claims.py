@@ -12,6 +12,9 @@ differences lies above/below 0, differ when it lies on the other side, and are i
 fewer than two seeds ran. "The same"/"comparable" use ``comparable_tolerance`` from the config. The ``reproduced``
 column keeps the seed means; the ``interval`` column holds the evidence. A baseline (or a client count, or an alpha
 sweep) the profile did not run gives a "not run in this profile" row.
+
+Exp 2's more-tasks row and Table II's printed cells are in :mod:`claims_exp2`; Sec. IV's theory rows
+(:mod:`claims_theory`) come with ``results["theory"]``, which ``mmfl summarize`` computes.
 """
 
 from __future__ import annotations
