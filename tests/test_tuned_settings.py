@@ -1,0 +1,134 @@
+"""The tuned-settings register (workflow/tuned_settings.yaml) and the scorecard's sensitivity column (issue 28)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import yaml
+
+from fairshare import sensitivity as tuned
+from fairshare.config import load_config
+from fairshare.report import CLAIM_COLUMNS, to_markdown
+from tests.conftest import REPO
+
+DEFAULT = load_config(REPO / "config" / "config.yaml")
+TEST = load_config(REPO / "config" / "config.yaml", REPO / "config" / "test.yaml")
+
+
+def test_every_entry_names_a_config_path_holding_its_default():
+    entries = tuned.load_register(config=DEFAULT)
+    assert {e.id for e in entries} >= {
+        "aequa_pmin_digits",
+        "aequa_pmin_ablation_digits",
+        "aequa_rounds",
+        "aequa_synthetic_features",
+        "aequa_ir_split",
+        "auctions_task1_mu",
+        "auctions_nearly_same_tolerance",
+    }
+    for entry in entries:
+        if entry.kind == "pending" and entry.config.split(".")[-1] not in DEFAULT[entry.config.split(".")[0]]:
+            continue  # the setting is not a named config key yet; its rows say "rerun pending"
+        assert tuned.lookup(DEFAULT, entry.config) == entry.default, entry.id
+        assert entry.rerun_value != entry.default, entry.id
+
+
+def test_a_missing_config_path_fails_in_one_line(tmp_path):
+    data = yaml.safe_load(tuned.REGISTER.read_text())
+    data[0]["config"] = "aequa.p_min.no_such_dataset"
+    path = tmp_path / "register.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(tuned.RegisterError) as err:
+        tuned.load_register(path, config=DEFAULT)
+    assert str(err.value) == (
+        f"tuned setting '{data[0]['id']}': config path 'aequa.p_min.no_such_dataset' does not exist in the config"
+    )
+
+
+def test_an_entry_outside_the_schema_fails(tmp_path):
+    data = yaml.safe_load(tuned.REGISTER.read_text())
+    del data[0]["why"]
+    path = tmp_path / "register.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(tuned.RegisterError, match="'why' is a required property"):
+        tuned.load_register(path)
+
+
+def test_a_profile_that_overrides_the_setting_runs_no_rerun():
+    entries = {e.id: e for e in tuned.load_register(config=TEST)}
+    assert tuned.applies(entries["aequa_pmin_digits"], TEST)
+    assert not tuned.applies(entries["aequa_rounds"], TEST)  # the test profile trains 3 rounds
+    assert not tuned.applies(entries["aequa_synthetic_features"], TEST)  # no synthetic Aequa task there
+    assert not tuned.applies(entries["aequa_ir_split"], DEFAULT)  # pending
+    assert all(tuned.applies(e, DEFAULT) for e in entries.values() if e.kind != "pending")
+
+
+def _row(paper, artifact, claim, status="match"):
+    return dict.fromkeys(CLAIM_COLUMNS, "") | {"paper": paper, "artifact": artifact, "claim": claim, "status": status}
+
+
+def test_the_join_puts_a_verdict_on_affected_rows_only():
+    entries = {e.id: e for e in tuned.load_register()}
+    chosen = [entries["auctions_nearly_same_tolerance"], entries["aequa_pmin_ablation_digits"]]
+    card = pd.DataFrame(
+        [
+            _row("auctions", "Figure 7c", "MMFL max-min fair's recruits reach nearly the same minimum accuracy"),
+            _row("auctions", "Figure 7c", "GMMFair's recruits reach the highest minimum accuracy in every round"),
+            _row("aequa", "Table 8", "with p_min lowered, Aequa has the lowest CGS"),
+            _row("mmfl", "Figure 7c", "MMFL max-min fair's recruits reach nearly the same minimum accuracy"),
+        ]
+    )
+    rerun = card.iloc[[0, 1, 3]].assign(status=["differs", "match", "match"])
+    out = tuned.with_sensitivity(card, chosen, {"auctions_nearly_same_tolerance": rerun})
+    assert list(out["sensitivity"]) == ["auctions.exp6.nearly_same_tolerance=0.0: differs", "", "", ""]
+    assert list(out.columns) == [*CLAIM_COLUMNS, "sensitivity"]
+    assert "| sensitivity |" in to_markdown(out, {"papers": {}}, "test")
+
+
+def test_an_affected_row_missing_from_the_rerun_and_a_pending_entry_say_so():
+    entries = {e.id: e for e in tuned.load_register()}
+    card = pd.DataFrame([_row("aequa", "Definition 1, Sec. 4.2", "individual rationality: every client")])
+    empty = pd.DataFrame(columns=CLAIM_COLUMNS)
+    out = tuned.with_sensitivity(
+        card, [entries["aequa_pmin_digits"], entries["aequa_ir_split"]], {"aequa_pmin_digits": empty}
+    )
+    texts = out["sensitivity"].iloc[0].split("; ")
+    assert texts[0] == "aequa.p_min.digits=0.1: no such row in the rerun"
+    assert texts[1].startswith("aequa.ir_split=validation: rerun pending")
+    with pytest.raises(tuned.RegisterError, match="no register entry"):
+        tuned.with_sensitivity(card, [], {"aequa_pmin_digits": empty})
+
+
+def test_an_aequa_rerun_retrains_only_its_runs_and_reuses_the_standalone_contributions():
+    entry = {e.id: e for e in tuned.load_register()}["aequa_pmin_ablation_digits"]
+    main = [
+        f"results/aequa/runs/{d}/{p}/{m}/seed{s}.json"
+        for d in ("digits", "synthetic")
+        for p in ("homogeneous", "qskew0.4x2")
+        for m in ("standalone", "aequa", *(["aequa_pmin"] if p != "homogeneous" else []))
+        for s in (0, 1)
+    ]
+    pairs = tuned.aequa_rerun(entry, main, "results/sensitivity/x")
+    assert pairs == [
+        (
+            f"results/aequa/runs/digits/qskew0.4x2/aequa_pmin/seed{s}.json",
+            f"results/sensitivity/x/aequa/runs/digits/qskew0.4x2/aequa_pmin/seed{s}.json",
+        )
+        for s in (0, 1)
+    ]
+    summary_inputs = tuned.rerun_inputs(pairs, main)
+    assert len(summary_inputs) == len(main) and sum(p.startswith("results/sensitivity/") for p in summary_inputs) == 2
+    (command,) = tuned.aequa_commands(pairs, {"digits": "data/digits.npz"}, "cfg.json", "checkpoints/sensitivity")
+    assert "--standalone 0 results/aequa/runs/digits/qskew0.4x2/standalone/seed0.json" in command
+    assert "--run 1 aequa_pmin results/sensitivity/x/aequa/runs/digits/qskew0.4x2/aequa_pmin/seed1.json" in command
+    assert tuned.rerun_blocks(DEFAULT, entry, "aequa")["aequa"]["p_min_ablation"]["digits"] == 0.05
+    assert DEFAULT["aequa"]["p_min_ablation"]["digits"] == 0.02  # the config itself is left as it is
+
+
+@pytest.mark.parametrize("path", list(tuned.MARKERS))
+def test_docs_and_readme_show_the_register(path):
+    start, end, render = tuned.MARKERS[path]
+    text = path.read_text()
+    assert text.split(start, 1)[1].split(end, 1)[0] == "\n" + render(tuned.load_register()), (
+        f"{path.name} is out of date: run python -m fairshare.sensitivity"
+    )
