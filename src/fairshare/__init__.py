@@ -31,6 +31,7 @@ __all__ = [
     "report",
     "resources",
     "seeding",
+    "sensitivity",
     "validate",
     "verdicts",
 ]

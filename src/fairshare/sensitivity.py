@@ -24,6 +24,8 @@ __all__ = [
     "Entry",
     "RegisterError",
     "aequa_commands",
+    "aequa_job",
+    "aequa_outputs",
     "aequa_rerun",
     "applies",
     "load_register",
@@ -78,13 +80,20 @@ class Entry:
         )
 
 
+def _child(node: Any, key: str, path: str) -> Any:
+    """``node[key]``: a mapping's key, or a list's index written as digits (``mmfl.experiments.0.active_rate``)."""
+    if isinstance(node, Mapping) and key in node:
+        return node[key]
+    if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        return node[int(key)]
+    raise KeyError(path)
+
+
 def lookup(config: Mapping[str, Any], path: str) -> Any:
     """The value at a dotted ``path`` of ``config``; KeyError naming the path when a key is missing."""
     node: Any = config
     for key in path.split("."):
-        if not isinstance(node, Mapping) or key not in node:
-            raise KeyError(path)
-        node = node[key]
+        node = _child(node, key, path)
     return node
 
 
@@ -93,10 +102,10 @@ def overridden(config: Mapping[str, Any], path: str, value: Any) -> dict:
     out = copy.deepcopy(dict(config))
     *parents, last = path.split(".")
     lookup(out, path)
-    node = out
+    node: Any = out
     for key in parents:
-        node = node[key]
-    node[last] = value
+        node = _child(node, key, path)
+    node[int(last) if isinstance(node, list) else last] = value
     return out
 
 
@@ -213,6 +222,35 @@ def aequa_commands(
     return commands
 
 
+def aequa_outputs(root: str, pairs: Sequence[tuple[str, str]], tables: Sequence[str]) -> list[str]:
+    """Every file an Aequa rerun writes under ``root``: its runs, then the main experiments' tables and claims."""
+    files = [new for _, new in pairs] + [f"{root}/aequa/{t}.{x}" for t in tables for x in ("csv", "md")]
+    return files + [f"{root}/aequa/{name}" for name in ("summary.csv", "per_client.csv", "width_curves.csv")]
+
+
+def aequa_job(
+    root: str,
+    pairs: Sequence[tuple[str, str]],
+    main_runs: Sequence[str],
+    tables: Sequence[str],
+    summary_cfg: str,
+    train: Sequence[str],
+) -> list[str]:
+    """The commands of one Aequa rerun: ``train`` (:func:`aequa_commands`), then `aequa summarize` of the main runs
+    with the rerun ones in their place, writing under ``root``/aequa/ with the main run's config (so every row keeps
+    its text, hence its id)."""
+    out = f"{root}/aequa"
+    summarize = [
+        "aequa summarize",
+        *rerun_inputs(pairs, main_runs),
+        f"--summary {out}/summary.csv --per-client {out}/per_client.csv --curves {out}/width_curves.csv",
+        f"--claims {out}/claims.csv",
+        *(f"--{t} {out}/{t}.csv {out}/{t}.md" for t in tables),
+        f"--cfg {summary_cfg}",
+    ]
+    return [*train, " ".join(summarize)]
+
+
 def rerun_inputs(pairs: Sequence[tuple[str, str]], main_runs: Sequence[str]) -> list[str]:
     """The summary's inputs of a rerun: the main runs, each rerun one replaced (same order)."""
     new = dict(pairs)
@@ -221,7 +259,7 @@ def rerun_inputs(pairs: Sequence[tuple[str, str]], main_runs: Sequence[str]) -> 
 
 def _verdict(entry: Entry, rerun: pd.DataFrame | None, key: tuple[str, str, str]) -> str:
     if entry.kind == "pending":
-        return f"{entry.label}: rerun pending ({entry.rerun['reason']})"
+        return f"{entry.label}: rerun pending"
     if rerun is None:
         return ""
     hit = rerun[(rerun["paper"] == key[0]) & (rerun["artifact"] == key[1]) & (rerun["claim"] == key[2])]

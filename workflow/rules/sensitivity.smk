@@ -3,41 +3,63 @@
 # value, under results/sensitivity/<id>/ only: it retrains just the runs the setting changes (Aequa) and reuses the
 # main run's other results and data files; the scorecard puts its verdicts in the `sensitivity` column.
 from fairshare import sensitivity as tuned  # noqa: E402
+from fairshare.config import load_config  # noqa: E402
 
-TUNED = tuned.load_register(Path(workflow.basedir, "workflow", "tuned_settings.yaml"), config=config)
+# Every path the register names must exist in config/config.yaml (other profiles may replace a block, e.g. a per-dataset
+# p_min by one number: that profile then runs no rerun for it).
+try:
+    TUNED = tuned.load_register(
+        Path(workflow.basedir, "workflow", "tuned_settings.yaml"),
+        config=load_config(Path(workflow.basedir, "config", "config.yaml")),
+    )
+except (tuned.RegisterError, ConfigError) as _err:
+    sys.exit(f"workflow/tuned_settings.yaml: {_err}")
 SENSITIVITY_ROOT = "results/sensitivity"
 SENSITIVITY_CLAIMS = {}  # entry id -> its rerun's claims CSV, read by rule scorecard
 
 
-for _entry in [e for e in TUNED if tuned.applies(e, config)]:
-    _root = f"{SENSITIVITY_ROOT}/{_entry.id}"
-    if _entry.kind == "aequa":
-        _pairs = tuned.aequa_rerun(_entry, AEQUA_RUNS, _root)
-        SENSITIVITY_CLAIMS[_entry.id] = f"{_root}/aequa/claims.csv"
+SENSITIVITY_RUN = [e for e in TUNED if tuned.applies(e, config)]
+# The Aequa reruns: (main run, rerun) pairs of the runs each retrains.
+SENSITIVITY_AEQUA = {
+    e.id: tuned.aequa_rerun(e, AEQUA_RUNS, f"{SENSITIVITY_ROOT}/{e.id}") for e in SENSITIVITY_RUN if e.kind == "aequa"
+}
+SENSITIVITY_CLAIMS.update({i: f"{SENSITIVITY_ROOT}/{i}/aequa/claims.csv" for i in SENSITIVITY_AEQUA})
 
-        rule:
-            """Retrain the Aequa runs a tuned setting changes with its rerun value (the main run's standalone runs
-            give the contributions unless standalone is retrained), then the main experiments' tables and claims
-            from those runs and the main run's others: one process."""
-            name:
-                f"sensitivity_{_entry.id}"
-            input:
-                runs=AEQUA_RUNS,
-                data=[dataset_file(d) for d in _entry.rerun["datasets"]],
-            output:
-                runs=[new for _, new in _pairs],
-                tables=[f"{_root}/aequa/{t}.{x}" for t in AEQUA_TABLES for x in ("csv", "md")],
-                summary=f"{_root}/aequa/summary.csv",
-                per_client=f"{_root}/aequa/per_client.csv",
-                curves=f"{_root}/aequa/width_curves.csv",
-                claims=f"{_root}/aequa/claims.csv",
-                claims_check=check_file(f"{_root}/aequa/claims.csv"),
-            log:
-                f"logs/sensitivity/{_entry.id}.log",
-            params:
-                train=lambda w, e=_entry, pairs=_pairs: " + ".join(
+if SENSITIVITY_AEQUA:
+
+    rule sensitivity_aequa:
+        """Every Aequa rerun of this profile in one process (torch starts once): each retrains the runs its setting
+        changes with the rerun value (the main run's standalone runs give the contributions unless standalone is
+        retrained), then builds the main experiments' tables and claims from those runs and the main run's others.
+        """
+        input:
+            runs=AEQUA_RUNS,
+            data=sorted(
+                {dataset_file(d) for e in SENSITIVITY_RUN if e.id in SENSITIVITY_AEQUA for d in e.rerun["datasets"]}
+            ),
+        output:
+            files=[
+                f
+                for i, pairs in SENSITIVITY_AEQUA.items()
+                for f in tuned.aequa_outputs(f"{SENSITIVITY_ROOT}/{i}", pairs, AEQUA_TABLES)
+            ],
+            claims=list(SENSITIVITY_CLAIMS[i] for i in SENSITIVITY_AEQUA),
+            claims_check=[check_file(SENSITIVITY_CLAIMS[i]) for i in SENSITIVITY_AEQUA],
+        log:
+            "logs/sensitivity/aequa.log",
+        params:
+            commands=lambda w: " + ".join(
+                command
+                for e in SENSITIVITY_RUN
+                if e.id in SENSITIVITY_AEQUA
+                for command in tuned.aequa_job(
+                    f"{SENSITIVITY_ROOT}/{e.id}",
+                    SENSITIVITY_AEQUA[e.id],
+                    AEQUA_RUNS,
+                    AEQUA_TABLES,
+                    cfg_json("seed", "aequa"),
                     tuned.aequa_commands(
-                        pairs,
+                        SENSITIVITY_AEQUA[e.id],
                         {d: dataset_file(d) for d in e.rerun["datasets"]},
                         cfg_file(
                             {
@@ -47,19 +69,16 @@ for _entry in [e for e in TUNED if tuned.applies(e, config)]:
                             }
                         ),
                         f"{CHECKPOINTS}/sensitivity",
-                    )
-                ),
-                runs=lambda w, pairs=_pairs: " ".join(tuned.rerun_inputs(pairs, AEQUA_RUNS)),
-                tables=lambda w, root=_root: " ".join(
-                    f"--{t} {root}/aequa/{t}.csv {root}/aequa/{t}.md" for t in AEQUA_TABLES
-                ),
-                cfg=lambda w: cfg_json("seed", "aequa"),  # the main run's: row texts stay those of the main rows
-            shell:
-                "fairshare {params.train} + aequa summarize {params.runs} --summary {output.summary}"
-                " --per-client {output.per_client} --curves {output.curves} --claims {output.claims}"
-                " {params.tables} --cfg {params.cfg} > {log} 2>&1"
+                    ),
+                )
+            ),
+        shell:
+            "fairshare {params.commands} > {log} 2>&1"
 
-    elif _entry.kind == "auctions_exp5":
+
+for _entry in SENSITIVITY_RUN:
+    _root = f"{SENSITIVITY_ROOT}/{_entry.id}"
+    if _entry.kind == "auctions_exp5":
         SENSITIVITY_CLAIMS[_entry.id] = f"{_root}/auctions/claims.csv"
 
         rule:
@@ -88,23 +107,18 @@ for _entry in [e for e in TUNED if tuned.applies(e, config)]:
 
         rule:
             """Figure 7c's claims from the main run's Exp 6 runs with a tuned setting at its rerun value (no
-            training)."""
+            training, no figure)."""
             name:
                 f"sensitivity_{_entry.id}"
             input:
                 runs=[exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in AU6_RUNS],
                 runs_check=[check_file(exp6_file(f"{AU_RESULTS}/exp6", r, ".csv")) for r in AU6_RUNS],
             output:
-                summary=f"{_root}/auctions/exp6_summary.csv",
                 claims=f"{_root}/auctions/exp6_claims.csv",
                 claims_check=check_file(f"{_root}/auctions/exp6_claims.csv"),
-                png=f"{_root}/auctions/fig7c.png",
-                pdf=f"{_root}/auctions/fig7c.pdf",
             log:
                 f"logs/sensitivity/{_entry.id}.log",
             params:
                 cfg=lambda w, e=_entry: cfg_file(tuned.rerun_blocks(config, e, "auctions")),
-                stem=lambda w, output: figure_stem(output.png),
             shell:
-                "fairshare auctions figure7c {input.runs} --summary {output.summary} --claims {output.claims}"
-                " --output {params.stem} --cfg {params.cfg} > {log} 2>&1"
+                "fairshare sensitivity exp6-claims {input.runs} --claims {output.claims} --cfg {params.cfg} > {log} 2>&1"
