@@ -132,3 +132,36 @@ def test_docs_and_readme_show_the_register(path):
     assert text.split(start, 1)[1].split(end, 1)[0] == "\n" + render(tuned.load_register()), (
         f"{path.name} is out of date: run python -m fairshare.sensitivity"
     )
+
+
+def test_the_scorecard_command_writes_the_column_and_the_captions_show_it(tmp_path):
+    import csv
+    import json
+
+    from fairshare.cli import main
+    from fairshare.report import Claim, write_claims
+    from fairshare.report_items import caption_rst
+
+    claim = "MMFL max-min fair's recruits reach nearly the same minimum accuracy as GMMFair's"
+    fields = {"paper": "auctions", "artifact": "Figure 7c", "claim": claim, "paper_states": "p", "reproduced": "r"}
+    write_claims(tmp_path / "main.csv", [Claim.statement(**fields, holds=True)])
+    write_claims(tmp_path / "rerun.csv", [Claim.statement(**fields, holds=False)])
+    out = {name: str(tmp_path / name) for name in ("card.csv", "card.md", "metrics.json")}
+    assert 0 == main(
+        ["report", "scorecard", str(tmp_path / "main.csv"), "--csv", out["card.csv"], "--markdown", out["card.md"]]
+        + ["--metrics", out["metrics.json"], "--register", str(tuned.REGISTER)]
+        + ["--sensitivity", f"auctions_nearly_same_tolerance={tmp_path / 'rerun.csv'}"]
+        + ["--cfg", json.dumps({"profile": "test", "smoke": False})]
+    )
+    with open(out["card.csv"], newline="") as f:
+        (row,) = list(csv.DictReader(f))
+    assert row["status"] == "match"
+    # the register's Exp 6 entries: the tolerance (rerun here) and the multi-model FL fidelity (pending)
+    assert (
+        row["sensitivity"] == "auctions.exp6.nearly_same_tolerance=0.0: differs; mmfl.fidelity=faithful: rerun pending"
+    )
+    entry = {"paper": "auctions", "rows": ["Figure 7c"], "ref": "Fig. 7c", "title": "t", "shows": "s", "look_for": "l"}
+    entry |= {"rule": "r", "template": "c", "profile": "test", "seed": 1, "settings": "", "files": [], "id": "x"}
+    assert "(sensitivity: auctions.exp6.nearly\\_same\\_tolerance=0.0: differs; mmfl.fidelity=faithful" in caption_rst(
+        entry, [row]
+    )

@@ -69,8 +69,11 @@ class Entry:
 
     @property
     def label(self) -> str:
-        """How the sensitivity column names the rerun, e.g. ``aequa.p_min.digits=0.1``."""
-        return f"{self.config}={self.rerun_value}"
+        """How the sensitivity column names the rerun, e.g. ``aequa.p_min.digits=0.1``; a rerun limited to some
+        partitions says so (the other settings keep the default there)."""
+        scope = self.rerun.get("partitions")
+        only = f" ({', '.join(self.rerun['datasets'])} {', '.join(scope)} only)" if scope else ""
+        return f"{self.config}={self.rerun_value}{only}"
 
     def affects(self, paper: str, artifact: str, claim: str) -> bool:
         """Whether a scorecard row matches one of the entry's ``rows`` patterns."""
