@@ -118,9 +118,10 @@ def test_an_aequa_rerun_retrains_only_its_runs_and_reuses_the_standalone_contrib
     ]
     summary_inputs = tuned.rerun_inputs(pairs, main)
     assert len(summary_inputs) == len(main) and sum(p.startswith("results/sensitivity/") for p in summary_inputs) == 2
-    (command,) = tuned.aequa_commands(pairs, {"digits": "data/digits.npz"}, "cfg.json", "checkpoints/sensitivity")
+    (command,) = tuned.aequa_commands(pairs, {"digits": "data/digits.npz"}, "cfg.json", "checkpoints")
     assert "--standalone 0 results/aequa/runs/digits/qskew0.4x2/standalone/seed0.json" in command
     assert "--run 1 aequa_pmin results/sensitivity/x/aequa/runs/digits/qskew0.4x2/aequa_pmin/seed1.json" in command
+    assert " checkpoints/sensitivity/x/aequa/runs/digits/qskew0.4x2/aequa_pmin/seed1.pt" in command
     assert tuned.rerun_blocks(DEFAULT, entry, "aequa")["aequa"]["p_min_ablation"]["digits"] == 0.05
     assert DEFAULT["aequa"]["p_min_ablation"]["digits"] == 0.02  # the config itself is left as it is
 

@@ -214,7 +214,8 @@ def aequa_commands(
             seed = re.search(r"seed(\d+)\.json$", main)[1]
             seeds.append(seed)
             method = _RUN.search(main)["method"]
-            args.append(f"--run {seed} {method} {new} {checkpoints}/{new.removesuffix('.json')}.pt")
+            checkpoint = f"{checkpoints}/{new.removeprefix('results/').removesuffix('.json')}.pt"
+            args.append(f"--run {seed} {method} {new} {checkpoint}")
         if not retrain_standalone:
             args += [
                 f"--standalone {seed} results/aequa/runs/{dataset}/{partition}/standalone/seed{seed}.json"

@@ -68,7 +68,7 @@ if SENSITIVITY_AEQUA:
                                 **tuned.rerun_blocks(config, e, "aequa"),
                             }
                         ),
-                        f"{CHECKPOINTS}/sensitivity",
+                        CHECKPOINTS,
                     ),
                 )
             ),
