@@ -94,7 +94,7 @@ def test_an_affected_row_missing_from_the_rerun_and_a_pending_entry_say_so():
     )
     texts = out["sensitivity"].iloc[0].split("; ")
     assert texts[0] == "aequa.p_min.digits=0.1: no such row in the rerun"
-    assert texts[1] == "aequa.ir_split=validation: rerun pending"
+    assert texts[1] == "aequa.verdicts.ir_split=validation: rerun pending"
     with pytest.raises(tuned.RegisterError, match="no register entry"):
         tuned.with_sensitivity(card, [], {"aequa_pmin_digits": empty})
 
@@ -166,3 +166,14 @@ def test_the_scorecard_command_writes_the_column_and_the_captions_show_it(tmp_pa
     assert "(sensitivity: auctions.exp6.nearly\\_same\\_tolerance=0.0: differs; mmfl.fidelity=faithful" in caption_rst(
         entry, [row]
     )
+
+
+def test_a_claims_only_aequa_entry_retrains_nothing_and_summarizes_the_main_runs():
+    import dataclasses
+
+    pending = {e.id: e for e in tuned.load_register()}["aequa_ir_split"]
+    entry = dataclasses.replace(pending, rerun={"kind": "aequa_claims"})
+    main = ["results/aequa/runs/digits/homogeneous/aequa/seed0.json"]
+    assert tuned.aequa_rerun(entry, main, "results/sensitivity/x") == []
+    (summarize,) = tuned.aequa_job("results/sensitivity/x", [], main, ["table1"], "rerun.json", [])
+    assert summarize.startswith(f"aequa summarize {main[0]} ") and summarize.endswith("--cfg rerun.json")

@@ -173,7 +173,10 @@ _RUN = re.compile(r"results/aequa/runs/(?P<dataset>[^/]+)/(?P<partition>[^/]+)/(
 
 def aequa_rerun(entry: Entry, main_runs: Sequence[str], root: str) -> list[tuple[str, str]]:
     """``(main run, rerun)`` path pairs of the main experiments' runs ``entry`` retrains (its datasets, partitions
-    and methods), the rerun under ``root``/aequa/runs/ with the main run's layout."""
+    and methods), the rerun under ``root``/aequa/runs/ with the main run's layout; none for a claims-only setting
+    (kind ``aequa_claims``)."""
+    if entry.kind == "aequa_claims":
+        return []  # claims-only setting: the main runs as they are
     pairs = []
     for path in main_runs:
         found = _RUN.search(path)

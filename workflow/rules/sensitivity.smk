@@ -19,9 +19,11 @@ SENSITIVITY_CLAIMS = {}  # entry id -> its rerun's claims CSV, read by rule scor
 
 
 SENSITIVITY_RUN = [e for e in TUNED if tuned.applies(e, config)]
-# The Aequa reruns: (main run, rerun) pairs of the runs each retrains.
+# The Aequa reruns: (main run, rerun) pairs of the runs each retrains (none for a setting only the claims read).
 SENSITIVITY_AEQUA = {
-    e.id: tuned.aequa_rerun(e, AEQUA_RUNS, f"{SENSITIVITY_ROOT}/{e.id}") for e in SENSITIVITY_RUN if e.kind == "aequa"
+    e.id: tuned.aequa_rerun(e, AEQUA_RUNS, f"{SENSITIVITY_ROOT}/{e.id}")
+    for e in SENSITIVITY_RUN
+    if e.kind in ("aequa", "aequa_claims")
 }
 SENSITIVITY_CLAIMS.update({i: f"{SENSITIVITY_ROOT}/{i}/aequa/claims.csv" for i in SENSITIVITY_AEQUA})
 
@@ -35,7 +37,12 @@ if SENSITIVITY_AEQUA:
         input:
             runs=AEQUA_RUNS,
             data=sorted(
-                {dataset_file(d) for e in SENSITIVITY_RUN if e.id in SENSITIVITY_AEQUA for d in e.rerun["datasets"]}
+                {
+                    dataset_file(d)
+                    for e in SENSITIVITY_RUN
+                    if e.id in SENSITIVITY_AEQUA
+                    for d in e.rerun.get("datasets", [])
+                }
             ),
         output:
             files=[
@@ -57,10 +64,15 @@ if SENSITIVITY_AEQUA:
                     SENSITIVITY_AEQUA[e.id],
                     AEQUA_RUNS,
                     AEQUA_TABLES,
-                    cfg_json("seed", "aequa"),
+                    # the main run's config (every row keeps its text), or the rerun value's for a claims-only setting
+                    (
+                        cfg_json("seed", "aequa")
+                        if e.kind == "aequa"
+                        else cfg_file({"seed": config["seed"], **tuned.rerun_blocks(config, e, "aequa")})
+                    ),
                     tuned.aequa_commands(
                         SENSITIVITY_AEQUA[e.id],
-                        {d: dataset_file(d) for d in e.rerun["datasets"]},
+                        {d: dataset_file(d) for d in e.rerun.get("datasets", [])},
                         cfg_file(
                             {
                                 "seed": config["seed"],
