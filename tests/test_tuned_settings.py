@@ -93,7 +93,7 @@ def test_an_affected_row_missing_from_the_rerun_and_a_pending_entry_say_so():
         card, [entries["aequa_pmin_digits"], entries["aequa_ir_split"]], {"aequa_pmin_digits": empty}
     )
     texts = out["sensitivity"].iloc[0].split("; ")
-    assert texts[0] == "aequa.p_min.digits=0.1: no such row in the rerun"
+    assert texts[0] == "aequa.p_min.digits=0.1: not rerun"
     assert texts[1] == "aequa.verdicts.ir_split=validation: rerun pending"
     with pytest.raises(tuned.RegisterError, match="no register entry"):
         tuned.with_sensitivity(card, [], {"aequa_pmin_digits": empty})

@@ -270,13 +270,14 @@ def _verdict(entry: Entry, rerun: pd.DataFrame | None, key: tuple[str, str, str]
     if rerun is None:
         return ""
     hit = rerun[(rerun["paper"] == key[0]) & (rerun["artifact"] == key[1]) & (rerun["claim"] == key[2])]
-    return f"{entry.label}: {hit['status'].iloc[0]}" if len(hit) else f"{entry.label}: no such row in the rerun"
+    return f"{entry.label}: {hit['status'].iloc[0]}" if len(hit) else f"{entry.label}: not rerun"
 
 
 def with_sensitivity(card: pd.DataFrame, entries: Sequence[Entry], reruns: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """``card`` with a ``sensitivity`` column: on each row an entry affects, the rerun's status of the same row (by
-    paper, artifact, claim), e.g. "aequa.p_min.digits=0.1: differs"; a pending entry says so; rows no entry affects,
-    and entries this profile does not rerun (absent from ``reruns``), leave it empty. Several entries: "; "."""
+    paper, artifact, claim), e.g. "aequa.p_min.digits=0.1: differs", or "not rerun" when the rerun's claims lack
+    the row; a pending entry says so; rows no entry affects, and entries this profile does not rerun (absent from
+    ``reruns``), leave it empty. Several entries: "; "."""
     unknown = sorted(set(reruns) - {e.id for e in entries})
     if unknown:
         raise RegisterError(f"reruns {unknown} have no register entry")
