@@ -60,6 +60,12 @@ def test_a_profile_that_overrides_the_setting_runs_no_rerun():
     assert not tuned.applies(entries["aequa_rounds"], TEST)  # the test profile trains 3 rounds
     assert not tuned.applies(entries["aequa_synthetic_features"], TEST)  # no synthetic Aequa task there
     assert not tuned.applies(entries["aequa_ir_split"], DEFAULT)  # pending
+    # a pending entry's rows say so where the profile keeps the tuned value (or the setting is not a key yet)
+    assert tuned.pending_here(entries["aequa_ir_split"], DEFAULT) and tuned.pending_here(
+        entries["mmfl_fidelity"], DEFAULT
+    )
+    faithful = {**DEFAULT, "mmfl": {**DEFAULT["mmfl"], "fidelity": "faithful"}}
+    assert not tuned.pending_here(entries["mmfl_fidelity"], faithful)
     assert all(tuned.applies(e, DEFAULT) for e in entries.values() if e.kind != "pending")
 
 
@@ -89,12 +95,12 @@ def test_an_affected_row_missing_from_the_rerun_and_a_pending_entry_say_so():
     entries = {e.id: e for e in tuned.load_register()}
     card = pd.DataFrame([_row("aequa", "Definition 1, Sec. 4.2", "individual rationality: every client")])
     empty = pd.DataFrame(columns=CLAIM_COLUMNS)
-    out = tuned.with_sensitivity(
-        card, [entries["aequa_pmin_digits"], entries["aequa_ir_split"]], {"aequa_pmin_digits": empty}
-    )
+    chosen = [entries["aequa_pmin_digits"], entries["aequa_ir_split"]]
+    out = tuned.with_sensitivity(card, chosen, {"aequa_pmin_digits": empty}, pending=["aequa_ir_split"])
     texts = out["sensitivity"].iloc[0].split("; ")
     assert texts[0] == "aequa.p_min.digits=0.1: not rerun"
     assert texts[1] == "aequa.verdicts.ir_split=validation: rerun pending"
+    assert tuned.with_sensitivity(card, chosen, {})["sensitivity"].iloc[0] == ""  # neither rerun nor pending here
     with pytest.raises(tuned.RegisterError, match="no register entry"):
         tuned.with_sensitivity(card, [], {"aequa_pmin_digits": empty})
 
@@ -152,6 +158,7 @@ def test_the_scorecard_command_writes_the_column_and_the_captions_show_it(tmp_pa
         ["report", "scorecard", str(tmp_path / "main.csv"), "--csv", out["card.csv"], "--markdown", out["card.md"]]
         + ["--metrics", out["metrics.json"], "--register", str(tuned.REGISTER)]
         + ["--sensitivity", f"auctions_nearly_same_tolerance={tmp_path / 'rerun.csv'}"]
+        + ["--pending", "mmfl_fidelity"]
         + ["--cfg", json.dumps({"profile": "test", "smoke": False})]
     )
     with open(out["card.csv"], newline="") as f:

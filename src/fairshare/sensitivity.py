@@ -31,6 +31,7 @@ __all__ = [
     "load_register",
     "lookup",
     "overridden",
+    "pending_here",
     "register_summary",
     "register_table",
     "rerun_blocks",
@@ -168,6 +169,17 @@ def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
     return True
 
 
+def pending_here(entry: Entry, config: Mapping[str, Any]) -> bool:
+    """Whether a pending entry's rows say "rerun pending" in this profile: it keeps the tuned value, or the setting
+    is not a config key yet (the tuned behaviour is then built in)."""
+    if entry.kind != "pending":
+        return False
+    try:
+        return lookup(config, entry.config) == entry.default
+    except KeyError:
+        return True
+
+
 _RUN = re.compile(r"results/aequa/runs/(?P<dataset>[^/]+)/(?P<partition>[^/]+)/(?P<method>[^/]+)/seed\d+\.json$")
 
 
@@ -264,26 +276,31 @@ def rerun_inputs(pairs: Sequence[tuple[str, str]], main_runs: Sequence[str]) -> 
     return [new.get(path, path) for path in main_runs]
 
 
-def _verdict(entry: Entry, rerun: pd.DataFrame | None, key: tuple[str, str, str]) -> str:
+def _verdict(entry: Entry, rerun: pd.DataFrame | None, key: tuple[str, str, str], pending: Sequence[str]) -> str:
     if entry.kind == "pending":
-        return f"{entry.label}: rerun pending"
+        return f"{entry.label}: rerun pending" if entry.id in pending else ""
     if rerun is None:
         return ""
     hit = rerun[(rerun["paper"] == key[0]) & (rerun["artifact"] == key[1]) & (rerun["claim"] == key[2])]
     return f"{entry.label}: {hit['status'].iloc[0]}" if len(hit) else f"{entry.label}: not rerun"
 
 
-def with_sensitivity(card: pd.DataFrame, entries: Sequence[Entry], reruns: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+def with_sensitivity(
+    card: pd.DataFrame,
+    entries: Sequence[Entry],
+    reruns: Mapping[str, pd.DataFrame],
+    pending: Sequence[str] = (),
+) -> pd.DataFrame:
     """``card`` with a ``sensitivity`` column: on each row an entry affects, the rerun's status of the same row (by
     paper, artifact, claim), e.g. "aequa.p_min.digits=0.1: differs", or "not rerun" when the rerun's claims lack
-    the row; a pending entry says so; rows no entry affects, and entries this profile does not rerun (absent from
-    ``reruns``), leave it empty. Several entries: "; "."""
+    the row; the ``pending`` entries (:func:`pending_here`) say "rerun pending"; rows no entry affects, and entries
+    this profile does not rerun (absent from ``reruns``), leave it empty. Several entries: "; "."""
     unknown = sorted(set(reruns) - {e.id for e in entries})
     if unknown:
         raise RegisterError(f"reruns {unknown} have no register entry")
     column = []
     for key in card[ROW_KEY].itertuples(index=False):
-        texts = [_verdict(e, reruns.get(e.id), tuple(key)) for e in entries if e.affects(*key)]
+        texts = [_verdict(e, reruns.get(e.id), tuple(key), pending) for e in entries if e.affects(*key)]
         column.append("; ".join(t for t in texts if t))
     return card.assign(sensitivity=column)
 

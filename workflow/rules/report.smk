@@ -78,10 +78,12 @@ rule scorecard:
     params:
         cfg=lambda w: cfg_json("profile", "smoke"),
         sensitivity=" ".join(f"{i}={p}" for i, p in SENSITIVITY_CLAIMS.items()),
+        pending=" ".join(SENSITIVITY_PENDING),
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
         " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --verdicts {output.verdicts}"
         " --reasons {input.reasons} --register {input.register} --sensitivity {params.sensitivity}"
+        " --pending {params.pending}"
         " --cfg {params.cfg} > {log} 2>&1"
 
 

@@ -16,6 +16,7 @@ except (tuned.RegisterError, ConfigError) as _err:
     sys.exit(f"workflow/tuned_settings.yaml: {_err}")
 SENSITIVITY_ROOT = "results/sensitivity"
 SENSITIVITY_CLAIMS = {}  # entry id -> its rerun's claims CSV, read by rule scorecard
+SENSITIVITY_PENDING = [e.id for e in TUNED if tuned.pending_here(e, config)]  # rows read "rerun pending"
 
 
 SENSITIVITY_RUN = [e for e in TUNED if tuned.applies(e, config)]

@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="ID=CSV",
         help="a register entry and its rerun's claims CSV: the `sensitivity` column (needs --register)",
     )
+    p.add_argument("--pending", nargs="*", default=[], help="register entries whose rows read 'rerun pending' here")
     cfg_argument(p)
     p.set_defaults(func=scorecard)
 
@@ -73,7 +74,7 @@ def scorecard(args: argparse.Namespace) -> None:
 
         card = report.with_reasons(card, yaml.safe_load(Path(args.reasons).read_text()) or [])
     if args.register:
-        card = _with_sensitivity(card, args.register, args.sensitivity)
+        card = _with_sensitivity(card, args.register, args.sensitivity, args.pending)
     if section(args, "smoke"):
         card = report.mark_smoke(card)
     summary = report.summarize(card)
@@ -88,7 +89,7 @@ def scorecard(args: argparse.Namespace) -> None:
         write_json(path, summary["papers"].get(paper, {s: 0 for s in report.STATUSES}))
 
 
-def _with_sensitivity(card, register: str, specs: list[str]):
+def _with_sensitivity(card, register: str, specs: list[str], pending: list[str]):
     """``card`` with the `sensitivity` column from the register and each rerun's claims (fairshare.sensitivity)."""
     from fairshare import sensitivity
 
@@ -99,7 +100,7 @@ def _with_sensitivity(card, register: str, specs: list[str]):
             raise CommandError(f"scorecard: --sensitivity {spec!r} is not ID=CSV")
         reruns[entry] = report.read_claims(path)
     try:
-        return sensitivity.with_sensitivity(card, sensitivity.load_register(register), reruns)
+        return sensitivity.with_sensitivity(card, sensitivity.load_register(register), reruns, pending)
     except sensitivity.RegisterError as exc:
         raise CommandError(str(exc)) from None
 
