@@ -45,8 +45,8 @@ def fashion_labels() -> np.ndarray:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The end-to-end pipeline runs (marked slow, several minutes each) first: with one worker per core they then
     start at once on different workers instead of after everything else, which decided the suite's wall time.
-    Tests marked ``long`` (a third whole pipeline run, e.g. `dvc exp run` of the test profile) are skipped unless
-    FAIRSHARE_LONG_TESTS=1: CI's 12 minutes hold the two end-to-end runs, not a third."""
+    Tests marked ``long`` (another whole pipeline run: the smoke profile, `dvc exp run` of the test profile) are
+    skipped unless FAIRSHARE_LONG_TESTS=1: CI's 12 minutes hold the test profile's run, not more."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     if os.environ.get("FAIRSHARE_LONG_TESTS") != "1":
         skip = pytest.mark.skip(reason="a whole extra pipeline run: FAIRSHARE_LONG_TESTS=1 ./run tests -m long")

@@ -21,6 +21,7 @@ __all__ = [
     "headline",
     "html_report",
     "report_items",
+    "inventory",
     "io",
     "job_stats",
     "learning",

@@ -275,3 +275,72 @@ def test_corollary10_closed_forms():
     for y in np.linspace(0.01, 10, 50):
         mm, bf = au.corollary10(y)
         assert 0 < mm < bf < 1  # the corollary's inequality ("strictly greater" in the text is an erratum)
+
+
+def test_maxmin_difference_is_below_one_and_the_rivals_are_whole_numbers():
+    # Fig. 7a "max-min fair has the smallest difference" by construction: max-min's difference is below 1 and every
+    # other mechanism's is a whole number, so only a rival that balances the tasks exactly can tie or beat it.
+    rng = np.random.default_rng(5)
+    for bids, budget in _profiles(24, users=40):
+        assert au.maxmin_fair(bids, budget).difference < 1
+        for name in ("budget_fair", "greedy_within_budget", "random_within_budget", "val_threshold_0.4", "gmmfair"):
+            diff = au.run_mechanism(name, bids, budget, rng).difference
+            assert diff == int(diff)
+
+
+def test_corollary10_inequality_holds_on_every_draw():
+    # Corollary 10's inequality: a task the max-min auction (no fractional round) leaves empty is empty under the
+    # budget-fair auction too (sum of minimum bids > B implies some minimum bid > B/S), draw by draw.
+    rng = np.random.default_rng(8)
+    seen = 0
+    for _ in range(300):
+        bids, budget = rng.exponential(5.0, size=(5, 2)), float(rng.uniform(0.2, 3.0))
+        empty_mm = (au.maxmin_fair(bids, budget, fractional=False).x >= 1).sum(axis=0).min() == 0
+        empty_bf = au.budget_fair(bids, budget).take_up.min() == 0
+        assert empty_bf or not empty_mm
+        seen += int(empty_mm)
+    assert seen > 10  # the implication was exercised
+
+
+def test_winner_set_probabilities_are_a_poisson_binomial_law():
+    # Theorem 11's J_W over all winner sets: a probability law whose size distribution is the Poisson binomial one,
+    # so sum_{K >= 1} sum_{W in W_K} J_W = 1 - prod (1 - p_i).
+    p = np.array([0.1, 0.5, 0.7, 0.95])
+    law = au.winner_set_probabilities(p)
+    assert len(law) == 2 ** len(p) and sum(law.values()) == pytest.approx(1.0)
+    assert sum(v for w, v in law.items() if w) == pytest.approx(1 - np.prod(1 - p))
+    sizes = np.zeros(len(p) + 1)
+    for w, v in law.items():
+        sizes[len(w)] += v
+    pmf = np.array([1.0])
+    for q in p:
+        pmf = np.convolve(pmf, [1 - q, q])
+    np.testing.assert_allclose(sizes, pmf)
+    assert law[(1, 3)] == pytest.approx(0.9 * 0.5 * 0.3 * 0.95)
+
+
+def test_budget_fair_join_probability_by_hand():
+    # two users, one other bid with F(b) = 0.25, B = 1 and S = 1: rank 1 (prob 0.75) joins if b <= 1, rank 2 (prob
+    # 0.25) if b <= 1/2
+    assert au.budget_fair_join_probability(0.4, 1.0, 2, 1, 0.25) == pytest.approx(1.0)
+    assert au.budget_fair_join_probability(0.6, 1.0, 2, 1, 0.25) == pytest.approx(0.75)
+    assert au.budget_fair_join_probability(1.1, 1.0, 2, 1, 0.25) == 0.0
+
+
+def test_maxmin_fair_line5_as_printed_takes_the_biggest_bid_first():
+    bids = np.array([[0.2, 0.2], [0.8, 0.8]])  # B_s = 0.6
+    np.testing.assert_allclose(au.maxmin_fair(bids, 1.2).take_up, [1, 1])  # 0.2 joins, then 0.8 > 0.3 stops
+    np.testing.assert_allclose(au.maxmin_fair(bids, 1.2, line5="biggest").take_up, [0, 0])  # 0.8 > 0.6 at once
+    with pytest.raises(ValueError, match="line5"):
+        au.maxmin_fair(bids, 1.2, line5="middle")
+
+
+def test_pay_as_bid_mechanisms_can_be_manipulated_by_joint_high_bids():
+    # Exp 5: Greedy Within Budget and GMMFair "can be manipulated if all users jointly submit high bids": with a budget
+    # that still covers everyone, every user bidding 20% above its cost keeps winning and is paid more (pay as bid).
+    costs = np.random.default_rng(4).random((12, 2))
+    budget = 2 * 1.2 * costs.sum()
+    for name in ("gmmfair", "greedy_within_budget"):
+        honest = au.utility(au.run_mechanism(name, costs, budget), costs)
+        joint = au.utility(au.run_mechanism(name, 1.2 * costs, budget), costs)
+        assert np.all(joint > honest + 1e-12), name

@@ -31,7 +31,7 @@ def test_smoke_profile_plans_every_rule_of_the_paper_profile(tmp_path):
     assert paper - PAPER_ONLY_RULES <= smoke, sorted(paper - PAPER_ONLY_RULES - smoke)
 
 
-@pytest.mark.slow
+@pytest.mark.long  # 8 of CI's 12 minutes; CI keeps the plan test above and the paper-path unit tests
 def test_smoke_profile_runs_end_to_end_and_marks_every_row(tmp_path):
     wd = workflow_copy(tmp_path)
     out = snakemake(["--cores", "2", *SMOKE], wd, timeout=1800)

@@ -145,6 +145,9 @@ def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_pat
             open_category(name)
             rows = len(browser.find_elements(By.CSS_SELECTOR, "tbody tr"))
             assert rows >= 1, f"category {name} shows no item"
+            if name != "0 scorecard":  # each item's label names the rule that made it, not the copy job
+                listing = browser.find_element(By.TAG_NAME, "table").text
+                assert "made by" in listing.lower() and "rule " in listing and "report_items" not in listing, listing
             browser.save_screenshot(str(tmp_path / f"category_{c}.png"))
             for k in range(rows):
                 open_category(name)

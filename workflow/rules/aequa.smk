@@ -18,6 +18,7 @@ AEQUA_NON_TRAINING_KEYS = (
     "table_partitions",
     "table9_datasets",
     "curve_partition",
+    "verdicts",
     "participation",
     "training_time",
     "scale",

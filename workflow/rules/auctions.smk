@@ -12,8 +12,9 @@ AU6_RUNS = [{"mechanism": m, "seed": str(s)} for m in AU6["mechanisms"] for s in
 rule auctions:
     """Exp 6's recruitment files (one per (mechanism, seed) at its budget: winners per task, participation, payments,
     bids), Experiment 5 (take-up per task vs budget for every mechanism and seed), misreporting gains of every mechanism
-    (truthfulness, Theorem 8, Corollary 9) and Corollary 10, Section V's statements (Figs. 7a/7b orderings,
-    truthfulness, Corollaries 9 and 10) from those results, and Figures 7a and 7b: one command after another in one
+    (truthfulness, Theorem 8, Corollary 9), Corollary 10, Algorithm 3's line 5 read both ways and Sec. V-C's join
+    probability (Theorem 11), Section V's statements (Figs. 7a/7b orderings, truthfulness, Corollaries 9 and 10,
+    Algorithm 3, Theorem 11) from those results, and Figures 7a and 7b: one command after another in one
     process."""
     output:
         recruitment=[exp6_file(AU6_RECRUIT, r, ".json") for r in AU6_RUNS],

@@ -19,8 +19,9 @@ PAPER_TITLES = {
 rule report_items:
     """Every manifest artifact as a report item under results/report_items/: a figure's PNG as it is, a table's
     CSV/Markdown/JSON files as one HTML page (shown in the report, not a download), each flagged for the HTML report
-    with its manifest labels and its caption (one job: the items take no time). Each caption names the rule and
-    command that made the artifact."""
+    with its manifest labels, the rule that made it (label "made by"; Snakemake's own info panel shows this copy
+    job) and its caption (one job: the items take no time). Each caption names the rule and command that made the
+    artifact."""
     input:
         [p for entry in REPORT_ENTRIES.values() for p in report_inputs(entry)],
     output:
@@ -29,7 +30,12 @@ rule report_items:
                 report_item(item_id),
                 caption=report_caption(item_id),
                 category=entry["paper"],
-                labels={"artifact": entry["ref"], "id": item_id, "profile": config["profile"]},
+                labels={
+                    "artifact": entry["ref"],
+                    "id": item_id,
+                    "made by": f"rule {producer(report_source(entry))['rule']}",
+                    "profile": config["profile"],
+                },
             )
             for item_id, entry in REPORT_ENTRIES.items()
         ],

@@ -38,6 +38,8 @@ __all__ = [
     "experiment5_bids",
     "utility",
     "corollary10",
+    "budget_fair_join_probability",
+    "winner_set_probabilities",
 ]
 
 
@@ -250,6 +252,7 @@ def maxmin_fair(
     fractional: bool = True,
     strict: bool = True,
     reallocation: str = "waterfill",
+    line5: str = "smallest",
 ) -> Recruitment:
     """MMFL max-min fair auction (Algorithm 3) in a cleaned reading (docs/auctions.md, Algorithm 3 as implemented).
 
@@ -261,12 +264,18 @@ def maxmin_fair(
     t b_(t),s, i.e. price b_(t),s. Otherwise, with ``fractional``, C is split evenly over F: the t-th user of a
     failing task is paid min(C/|F|, b) for a participation min(1, C/(|F| b)), donors keep t b_(t),s (price
     b_(t),s), and the auction ends; without it the auction just ends. Take-ups then differ by less than one user.
+    ``line5="biggest"`` reads line 5 as printed ("the t-th biggest bid": users taken in descending bid order; the
+    Algorithm 3 erratum row, docs/auctions.md).
     """
     if reallocation not in ("waterfill", "proportional"):
         raise ValueError(f"reallocation must be 'waterfill' or 'proportional', got '{reallocation}'")
+    if line5 not in ("smallest", "biggest"):
+        raise ValueError(f"line5 must be 'smallest' or 'biggest', got '{line5}'")
     b = _check(bids, budget)
     n, n_tasks = b.shape
     order = ascending_order(b, rng)
+    if line5 == "biggest":
+        order = order[::-1]
     sorted_bids = np.take_along_axis(b, order, axis=0).tolist()  # row t-1: every task's t-th smallest bid
     ranked_users = order.tolist()
     tasks = range(n_tasks)
@@ -390,7 +399,7 @@ BUDGETED = ("budget_fair", "maxmin_fair", "gmmfair", "greedy_within_budget", "ra
 RANDOMIZED = ("random_within_budget",)  # mechanisms whose outcome depends on the Generator beyond tie-breaking
 SWITCHES = {
     "budget_fair": ("payment",),
-    "maxmin_fair": ("fractional", "strict", "reallocation"),
+    "maxmin_fair": ("fractional", "strict", "reallocation", "line5"),
     "greedy_within_budget": ("skip",),
     "random_within_budget": ("skip",),
 }
@@ -433,3 +442,35 @@ def corollary10(y: float) -> tuple[float, float]:
     max-min auction, e^-y (1 + y), and under the budget-fair auction, e^-y (2 e^(y/2) - 1). The former is the
     smaller for y > 0 (the paper's text says "strictly greater": an erratum)."""
     return float(np.exp(-y) * (1 + y)), float(np.exp(-y) * (2 * np.exp(y / 2) - 1))
+
+
+def budget_fair_join_probability(bid: float, budget: float, users: int, tasks: int, cdf: float) -> float:
+    """Sec. V-C: the probability that a user bidding ``bid`` joins a task under the budget-fair auction, when the
+    other ``users - 1`` bids are i.i.d. with CDF value ``cdf`` = F(bid): sum_t P(bid is t-th smallest) 1{bid <= B/(S t)}
+    with P(t-th smallest) = C(users-1, t-1) F^(t-1) (1 - F)^(users-t) (the paper writes the strict B/(S t) > b; the
+    two agree for continuous bids)."""
+    from math import comb
+
+    return float(
+        sum(
+            comb(users - 1, t - 1) * cdf ** (t - 1) * (1 - cdf) ** (users - t)
+            for t in range(1, users + 1)
+            if bid <= budget / (tasks * t)
+        )
+    )
+
+
+def winner_set_probabilities(join: np.ndarray) -> dict[tuple[int, ...], float]:
+    """Theorem 11's J_W = prod_{i in W} p_i prod_{j not in W} (1 - p_j) for every winner set W (users independent,
+    a Poisson binomial model of the auction's winners), keyed by the sorted tuple of W."""
+    from itertools import combinations
+
+    p = np.asarray(join, dtype=float)
+    n = len(p)
+    out = {}
+    for k in range(n + 1):
+        for w in combinations(range(n), k):
+            inside = np.zeros(n, dtype=bool)
+            inside[list(w)] = True
+            out[w] = float(np.prod(np.where(inside, p, 1 - p)))
+    return out

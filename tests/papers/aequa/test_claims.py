@@ -114,11 +114,11 @@ def test_lower_pmin_must_win_more_quantity_skew_settings_or_all():
 
 
 def test_width_reward_rho_is_compared_at_the_printed_precision():
-    values = {(*s, "aequa", "pearson_width"): 0.96 for s in SETTINGS}
-    row = C._width_reward_rho(_means(values), SETTINGS)
+    values = {(*s, "aequa", "pearson_width_fit"): 0.96 for s in SETTINGS}
+    row = C._width_reward_rho(_means(values), SETTINGS, {"digits"})
     assert row.status == "match" and row.kind == "printed"
-    values[("digits", "qskew", "aequa", "pearson_width")] = 0.93
-    assert C._width_reward_rho(_means(values), SETTINGS).status == "differs"
+    values[("digits", "qskew", "aequa", "pearson_width_fit")] = 0.93
+    assert C._width_reward_rho(_means(values), SETTINGS, {"digits"}).status == "differs"
 
 
 def test_width_reward_accuracy_must_beat_every_baseline_everywhere():

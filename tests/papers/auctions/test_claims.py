@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from fairshare.config import load_config
-from fairshare.papers.auctions import claims
-from fairshare.papers.auctions.experiment import Settings
+from fairshare.papers.auctions import claims, claims_properties
+from fairshare.papers.auctions.experiment import Misreports, Settings, theorem8_witness
 from tests.conftest import REPO
 
 
@@ -45,8 +46,8 @@ def _exp5_values() -> dict:
     return {
         "maxmin_fair": {10: (8.0, 7.6), 29: (20, 19.5), 60: (40, 39.5), 100: (50, 49.6), 150: (70, 69.5)},
         "gmmfair": {10: (9, 9), 29: (22, 22), 60: (45, 45), 100: (60, 60), 150: (80, 80)},
-        "greedy_within_budget": {10: (15, 6), 29: (40, 15), 60: (60, 38), 100: (80, 58), 150: (95, 75)},
-        "budget_fair": {10: (12, 5), 29: (30, 10), 60: (50, 30), 100: (60, 45), 150: (70, 60)},
+        "greedy_within_budget": {10: (15, 2), 29: (26, 17), 60: (47, 41), 100: (61, 57), 150: (81, 79)},
+        "budget_fair": {10: (12, 3), 29: (20, 13), 60: (40, 35), 100: (54, 51), 150: (70, 69)},
         "random_within_budget": {10: (7, 3), 29: (15, 8), 60: (35, 20), 100: (45, 40), 150: (60, 55)},
         "val_threshold_0.4": {b: (14, 5) for b in (10, 29, 60, 100, 150)},
     }
@@ -74,7 +75,7 @@ def test_exp5_claims_follow_the_data():
     ]
 
     values = _exp5_values()
-    values["budget_fair"][10] = (7.5, 7.4)  # budget-fair more balanced than max-min fair at B = 10
+    values["budget_fair"][10] = (8, 8)  # budget-fair balances the tasks exactly at B = 10 (max-min's difference 0.4)
     values["val_threshold_0.4"] = {b: (30, 24) for b in (10, 29, 60, 100, 150)}  # a posted price beats both at small B
     values["greedy_within_budget"][150] = (95, 60)  # greedy falls behind max-min fair again at the largest budget
     rows = _exp5_rows(values)
@@ -84,15 +85,16 @@ def test_exp5_claims_follow_the_data():
 
     values = _exp5_values()
     values["budget_fair"][10] = (16, 5)  # budget-fair gives task 1 more than greedy at B = 10
-    values["greedy_within_budget"][100] = (82, 50)  # greedy's difference rises again after its peak
-    values["budget_fair"][150] = (90, 60)  # budget-fair's difference ends at its peak
+    values["greedy_within_budget"][100] = (82, 50)  # greedy's difference rises from 6 to 32 at B = 100
+    values["budget_fair"][150] = (90, 60)  # budget-fair's difference rises at the largest budget
     rows = _exp5_rows(values)
     for claim in (TASK1, GREEDY_FAIRER, BF_FAIRER):
         assert rows[claim].status == "differs", claim
 
     only_small = {m: {b: v[b] for b in (10, 29)} for m, v in _exp5_values().items()}
     rows = _exp5_rows(only_small)
-    assert {rows[c].status for c in (OVERTAKES, GREEDY_FAIRER, BF_FAIRER)} == {"not run in this profile"}
+    assert rows[OVERTAKES].status == "not run in this profile"
+    assert rows[GREEDY_FAIRER].status == rows[BF_FAIRER].status == "match"  # B = 10 -> 29 is the only step, a fall
 
 
 def _truth(counts: dict[str, tuple[int, ...]]) -> pd.DataFrame:
@@ -114,8 +116,35 @@ def _truth_counts() -> dict:
             "random_within_budget": (90, 90, 0, 0, 3.0, 0.9)}  # fmt: skip
 
 
+def _witness(gain: float, in_event: bool = False) -> Misreports:
+    """A Theorem 8 witness run whose one misreport gains ``gain`` in its task."""
+    one = np.array([gain])
+    return Misreports(2, 0, np.zeros(1), one, one, np.zeros(1), np.array([in_event]), False)
+
+
+NO_WITNESS = _witness(0.0)
+
+
+def _settings() -> Settings:
+    return Settings.from_block(load_config(REPO / "config" / "config.yaml")["auctions"])
+
+
+def test_theorem8_row_considers_both_the_random_sweep_and_the_fixed_witness():
+    def status(outside: int, witness: Misreports) -> str:
+        counts = _truth_counts()
+        counts["maxmin_fair"] = (10, 9, outside, outside, 1.0, 0.2)
+        return {r.artifact: r for r in claims_properties.truthfulness(_truth(counts), witness)}["Theorem 8"].status
+
+    assert status(0, NO_WITNESS) == "match"  # no exception in the sweep, no gain on the witness
+    assert status(0, _witness(0.05, in_event=True)) == "match"  # a gain inside a re-allocation round is allowed
+    assert status(0, _witness(0.05)) == "differs"  # the witness alone refutes it
+    assert status(3, NO_WITNESS) == "differs"  # the sweep alone refutes it
+    real = claims_properties.truthfulness(_truth(_truth_counts()), theorem8_witness(_settings()))
+    assert {r.artifact: r for r in real}["Theorem 8"].status == "differs"  # the mechanism's own witness run
+
+
 def test_truthfulness_claims_follow_the_data():
-    rows = claims._truthfulness(_truth(_truth_counts()))
+    rows = claims_properties.truthfulness(_truth(_truth_counts()), NO_WITNESS)
     assert [r.status for r in rows] == ["match"] * 5 and rows[0].kind == "erratum"
     assert "1 max-min misreports pay only through the user's other task" in rows[3].note
 
@@ -123,23 +152,61 @@ def test_truthfulness_claims_follow_the_data():
     counts["budget_fair_uniform_price"] = (0, 0, 0, 0, 0.0, 0.0)  # the printed payment would be truthful: no erratum
     counts["maxmin_fair"] = (70, 9, 3, 3, 2.5, 0.6)  # exceptions to Theorem 8, drop > 2, pays more often than GMMFair
     counts["random_within_budget"] = (0, 0, 0, 0, 0.0, 0.0)
-    assert [r.status for r in claims._truthfulness(_truth(counts))] == ["differs"] * 5
+    assert [r.status for r in claims_properties.truthfulness(_truth(counts), NO_WITNESS)] == ["differs"] * 5
     counts["budget_fair_uniform_price"], counts["budget_fair"] = (5, 5, 5, 5, 0.0, 0.07), (1, 1, 0, 0, 0.0, 0.01)
-    assert claims._truthfulness(_truth(counts))[0].status == "differs"  # threshold payment not truthful either
+    assert (
+        claims_properties.truthfulness(_truth(counts), NO_WITNESS)[0].status == "differs"
+    )  # threshold payment not truthful either
 
 
-def _corollary(y: float, mm: float, bf: float, mc_mm: float, se: float = 0.001) -> pd.DataFrame:
+def _corollary(y: float, mm: float, bf: float, mc_mm: float, auc_bf: float | None = None, se: float = 0.001):
+    """One B lambda of corollary10.csv: closed forms ``mm``, ``bf``; Monte Carlo max-min ``mc_mm`` (both sources),
+    budget-fair ``bf`` (minimum bids) and ``auc_bf`` (auctions; ``bf`` if None)."""
     rows = [("closed_form", "p_no_user_maxmin", mm), ("closed_form", "p_no_user_budget_fair", bf)]
-    for source in ("monte_carlo", "auctions"):
-        rows += [(source, "p_no_user_maxmin", mc_mm), (source, "p_no_user_budget_fair", bf),
+    for source, est_bf in (("monte_carlo", bf), ("auctions", bf if auc_bf is None else auc_bf)):
+        rows += [(source, "p_no_user_maxmin", mc_mm), (source, "p_no_user_budget_fair", est_bf),
                  (source, "se_maxmin", se), (source, "se_budget_fair", se)]  # fmt: skip
-    return pd.DataFrame([{"y": y, "method": m, "metric": k, "value": v} for m, k, v in rows])
+    return pd.DataFrame(
+        [{"experiment": "corollary10", "y": y, "method": m, "metric": k, "value": v} for m, k, v in rows]
+    )
 
 
-def test_corollary10_claims_follow_the_data():
-    assert [r.status for r in claims._corollary10(_corollary(2.0, 0.406, 0.600, 0.407))] == ["match"]
-    assert [r.status for r in claims._corollary10(_corollary(2.0, 0.406, 0.600, 0.450))] == ["differs"]  # MC off
-    assert [r.status for r in claims._corollary10(_corollary(2.0, 0.650, 0.600, 0.650))] == ["differs"]  # as the text
+def _cor_statuses(*parts: pd.DataFrame) -> list[str]:
+    return [r.status for r in claims_properties.corollary10(pd.concat(parts))]
+
+
+def test_corollary10_is_one_row_per_statement_and_follows_the_data():
+    good = [_corollary(2.0, 0.406, 0.600, 0.407), _corollary(5.0, 0.040, 0.157, 0.041)]
+    assert _cor_statuses(*good) == ["match", "match"]  # closed forms fit; budget-fair above max-min on the auctions
+    assert _cor_statuses(good[0], _corollary(5.0, 0.040, 0.157, 0.060)) == ["differs", "match"]  # MC off at y = 5
+    # the auctions as the text says: max-min's empty-task probability above budget-fair's
+    assert _cor_statuses(_corollary(2.0, 0.650, 0.600, 0.650), good[1]) == ["match", "differs"]
+    # budget-fair above max-min by less than 4 standard errors of the difference: not shown
+    assert _cor_statuses(good[0], _corollary(5.0, 0.157, 0.157, 0.157, auc_bf=0.160)) == ["match", "differs"]
+
+
+def _line5(smallest: float, biggest: float, budget_fair: float, seeds: int = 2) -> pd.DataFrame:
+    rows = [{"experiment": "algorithm3_line5", "method": m, "seed": s, "y": b, "metric": "min_recruited", "value": v}
+            for b in (5.0, 29.0) for s in range(seeds)
+            for m, v in (("line5_smallest", smallest * b), ("line5_biggest", biggest * b), ("budget_fair", budget_fair * b))]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_algorithm3_line5_erratum_follows_the_data():
+    assert claims_properties.algorithm3_line5(_line5(1.2, 0.5, 1.0))[0].status == "match"
+    assert claims_properties.algorithm3_line5(_line5(1.2, 1.1, 1.0))[0].status == "differs"  # printed reading fine
+    assert claims_properties.algorithm3_line5(_line5(0.9, 0.5, 1.0))[0].status == "differs"  # corrected one below
+
+
+def _theorem11(exact: float, estimate: float, se: float = 0.01) -> pd.DataFrame:
+    rows = [("closed_form", "p_join", exact), ("auctions", "p_join", estimate), ("auctions", "se", se)]
+    return pd.DataFrame([{"experiment": "theorem11", "method": m, "y": 2.0, "bid": 0.3, "metric": k, "value": v}
+                         for m, k, v in rows])  # fmt: skip
+
+
+def test_theorem11_join_probability_follows_the_data():
+    assert claims_properties.theorem11(_theorem11(0.76, 0.75))[0].status == "match"
+    assert claims_properties.theorem11(_theorem11(0.76, 0.60))[0].status == "differs"  # 16 standard errors off
 
 
 def test_exp6_claims_follow_the_data():
@@ -156,16 +223,18 @@ def test_exp6_claims_follow_the_data():
                 for r in (1, 2, 3)
             ]
     per_round = pd.DataFrame(rows)
-    assert [r.status for r in claims._exp6(per_round, tolerance=0.02)] == ["match"] * 3
-    assert claims._exp6(per_round, tolerance=0.005)[1].status == "differs"  # 0.01 apart is not within 0.005
+    assert [r.status for r in claims._exp6(per_round, margin=0.02, tolerance=0.02)] == ["match"] * 3
+    assert (
+        claims._exp6(per_round, margin=0.005, tolerance=0.02)[1].status == "differs"
+    )  # 0.01 apart is not within 0.005
     ahead = per_round.copy()
     ahead.loc[(ahead.method == "greedy_within_budget") & (ahead["round"] == 1), "min_acc"] = (
         0.5  # greedy leads in round 1
     )
-    assert [r.status for r in claims._exp6(ahead, tolerance=0.02)] == ["differs", "match", "match"]
+    assert [r.status for r in claims._exp6(ahead, margin=0.02, tolerance=0.02)] == ["differs", "match", "match"]
     tie = per_round.copy()
     tie.loc[(tie.method == "greedy_within_budget") & (tie["round"] == 3), "min_acc"] = 0.64  # a tie is not "higher"
-    assert [r.status for r in claims._exp6(tie, tolerance=0.02)] == ["match", "match", "inconclusive"]
+    assert [r.status for r in claims._exp6(tie, margin=0.02, tolerance=0.02)] == ["match", "match", "inconclusive"]
 
 
 def test_the_entry_point_returns_the_rows_of_the_results_it_is_given():
@@ -176,5 +245,8 @@ def test_the_entry_point_returns_the_rows_of_the_results_it_is_given():
     assert [r.artifact for r in claims.claims({"exp6": per_round}, settings)] == ["Figure 7c", "Figure 7c"]
     counts = _truth_counts()
     assert len(claims.claims({"truthfulness": _truth(counts)}, settings)) == 5
+    table = pd.concat([_corollary(2.0, 0.406, 0.600, 0.407), _line5(1.2, 0.5, 1.0), _theorem11(0.76, 0.75)])
+    artifacts = [r.artifact for r in claims.claims({"corollary10": table}, settings)]
+    assert artifacts == ["Corollary 10", "Corollary 10", "Algorithm 3", "Theorem 11"]
     with pytest.raises(ValueError, match="exp7"):
         claims.claims({"exp7": per_round}, settings)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from fairshare.config import load_config
 from fairshare.games import auctions as au
 from fairshare.papers.auctions import experiment as ap
+from tests.conftest import REPO
 
 GRID = np.linspace(0, 1, 21)
 
@@ -66,6 +68,18 @@ def test_maxmin_fair_can_be_gamed_without_any_reallocation_round():
     m = ap.misreport_grid("maxmin_fair", costs, 2.0, user=2, task=0, reports=np.array([0.0]), seed=0)
     np.testing.assert_allclose(m.task_gain, [0.05])
     assert not m.in_event[0] and not m.truthful_won
+
+
+def test_the_fixed_witness_still_refutes_theorem8():
+    # THEOREM8_WITNESS re-run by the mechanism with the default switches: the lie gains in its task although its bid
+    # takes part in no re-allocation or fractional round (neither run has one), by a user who loses when truthful.
+    settings = ap.Settings.from_block(load_config(REPO / "config" / "config.yaml")["auctions"])
+    w = ap.theorem8_witness(settings)
+    np.testing.assert_allclose(w.task_gain, [0.05])
+    assert not w.in_event[0] and not w.truthful_won
+    costs, budget = np.array(ap.THEOREM8_WITNESS.costs), ap.THEOREM8_WITNESS.budget
+    honest = au.run_mechanism("maxmin_fair", costs, budget, **settings.switches)
+    assert all(e.kind == "stop" for e in honest.events)
 
 
 def test_misreport_grid_uses_common_random_numbers_for_random_mechanisms():

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from fairshare.config import validate_config
-from fairshare.papers.dp_coalitions import claims, experiment
+from fairshare.papers.dp_coalitions import claims, claims_sentences, experiment
 from tests.conftest import REPO
 
 REF = yaml.safe_load((REPO / "workflow" / "reference" / "dp_coalitions_printed.yaml").read_text())
@@ -50,7 +50,12 @@ def test_every_row_matches_on_this_runs_evidence(evidence, tables):
     rows = claims.claims(results, SETTINGS)
     assert [(r.artifact, r.claim) for r in rows if r.status != "match"] == []
     errata = {(r.artifact, r.claim) for r in rows if r.kind == "erratum"}
-    assert errata == {("Lemma 1", "designer's eps"), ("Section 5", "eps comparison"), ("Claim 2", "alpha > -1/2")}
+    assert errata == {
+        ("Lemma 1", "designer's eps"),
+        ("Section 5", "eps comparison"),
+        ("Claim 2", "alpha > -1/2"),
+        ("Theorem 2", "proof D.6: grand coalition at alpha = -1/2"),
+    }
     assert all(r.reproduced.startswith("as printed: fails; corrected: holds; ") for r in rows if r.kind == "erratum")
     assert sum(r.kind == "printed" for r in rows) == 22  # every number of the Lemma 4 example
     for name in ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4"):
@@ -161,3 +166,62 @@ def test_pos_rows_fail_on_false_results(evidence, tables):
     assert status(claims._theorem_3_bound(one_case), "Theorem 3", "proof E.1 cases") == "differs"  # untested cases
     below = [dict(e, pos_sc=0.5) for e in evidence["theorem_3"]]
     assert status(claims._theorem_3_bound(below), "Theorem 3", "alpha in (1/2, 1]") == "differs"
+
+
+EXAMPLES = experiment.worked_examples(REF)
+
+
+def _falsified(row: dict) -> str:
+    """A reproduced value that makes this worked-example row's statement false."""
+    if row["compare"] == "number":
+        return f"{float(row['printed']) + 10.0 ** -len(str(row['printed']).split('.')[1]):.6f}"
+    if row["compare"] == "exists":
+        return "none" if row["printed"] == "some" else "{1,2}"
+    return "something else"
+
+
+@pytest.mark.parametrize("index", range(len(EXAMPLES)), ids=lambda i: EXAMPLES.iloc[i]["quantity"])
+def test_every_worked_example_row_differs_when_its_value_is_false(index):
+    wrong = EXAMPLES.copy()
+    wrong.loc[index, "reproduced"] = _falsified(EXAMPLES.iloc[index].to_dict())
+    rows = claims._worked_examples(wrong)
+    assert rows[index].status == "differs"
+    assert all(r.status == "match" for i, r in enumerate(rows) if i != index)
+
+
+THEOREM_COLUMNS = {
+    "Theorem 1": "sc_centralized",
+    "Theorem 2": "sc_decentralized",
+    "Theorem 3": "pos_sc",
+    "Theorem 4": "pos_var",
+}
+
+
+@pytest.mark.parametrize("name", sorted(THEOREM_COLUMNS))
+@pytest.mark.parametrize("alpha", BLOCK["pos"]["alphas"])
+def test_every_theorem_row_differs_when_its_order_in_n_is_off(tables, name, alpha):
+    """The stated quantity ten times larger at the largest n: its log-log slope is off by one."""
+    pos = tables[2].copy()
+    pos.loc[(pos.alpha == alpha) & (pos.n == pos.n.max()), THEOREM_COLUMNS[name]] *= 10
+    assert status(claims._theorems_1_to_4(pos), name, f"alpha = {alpha:g}") == "differs"
+
+
+def test_theorem_1_half_row_differs_when_a_size_is_never_optimal(evidence):
+    found = dict(evidence["theorem_1_half"], sizes=[0, 2, 3, 5, 6])
+    assert claims_sentences.k_star_half(found).status == "differs"
+    assert claims_sentences.k_star_half(dict(found, sizes=[0, 1, 2, 3, 4, 5, 6])).status == "differs"
+
+
+def test_d6_erratum_row_differs_when_the_printed_condition_agrees_or_the_corrected_one_does_not(evidence):
+    agreeing = [dict(e, printed=e["corrected"]) for e in evidence["d6"]]
+    assert claims_sentences.d6_condition(agreeing).status == "differs"
+    flipped = copy.deepcopy(evidence["d6"])
+    flipped[0]["stable"] = [not s for s in flipped[0]["stable"]]
+    assert claims_sentences.d6_condition(flipped).status == "differs"
+    assert claims_sentences.d6_condition([]).status == "differs"
+
+
+def test_claim_2_not_necessary_row_differs_when_every_stable_grand_coalition_meets_the_condition(evidence):
+    only_covered = [e for e in evidence["claim_2"] if not e["grand_stable"]]
+    assert claims_sentences.claim_2_not_necessary(only_covered).status == "differs"
+    assert claims_sentences.claim_2_not_necessary(evidence["claim_2"]).status == "match"

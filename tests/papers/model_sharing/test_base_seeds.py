@@ -10,6 +10,7 @@ from fairshare import seeding
 from fairshare.games import model_sharing_two_type as tt
 from fairshare.papers.model_sharing import evidence as ev
 from fairshare.papers.model_sharing.claims_uniform import appendix_c_derivatives
+from fairshare.papers.model_sharing.claims_weighted import appendix_d
 
 THRESHOLDS = {  # lemma: (exact error, variable, printed threshold, its arguments)
     "C.2": (tt.err_large_uniform, "l", ev.c2_threshold_printed, ("s", "n_s", "n_l", "mu_e", "sigma2")),
@@ -50,3 +51,25 @@ def test_a_threshold_row_with_no_defined_point_cannot_match():
         {k: [(1, 1)] for k in ("C.1", "C.2", "C.3", "C.4")}, [(1, 1)], {"C.2": [None], "C.3": [0], "C.4": [1]}
     )
     assert [r.status for r in rows if r.claim == "threshold"] == ["differs", "match", "differs"]
+
+
+APPENDIX_D = {  # lemma: (exact error, printed threshold, corrected threshold), each a function of (s, n_s, n_l, mu_e, s2)
+    "D.2": (tt.err_small_coarse, ev.d2_threshold_printed, ev.d2_threshold_corrected),
+    "D.3": (tt.err_large_coarse, ev.d3_threshold_printed, ev.d3_threshold_corrected),
+}
+
+
+@pytest.mark.parametrize("seed", [*range(0, 200, 5), 60144])  # 60144 (drawn at random) crashed the default run
+def test_appendix_d_thresholds_skip_points_where_the_error_is_undefined(seed):
+    points = ev.random_points(seeding.generator(seed, "game", 1), 20)
+    names = ("s", "n_s", "n_l", "mu_e", "sigma2")
+    for f, *thresholds in APPENDIX_D.values():
+        for t in thresholds:
+            at = lambda p, t=t: t(*(p[k] for k in names))  # noqa: E731
+            values = [ev._derivative_at_threshold(f, p, "l", at) for p in points]
+            assert all(v is None or v == v for v in values)
+    if seed == 60144:  # s = 1 puts the corrected l_0 at 0, where a lone small player's error is 0/0
+        evidence = ev.section_6_evidence("small", seeding.generator(seed, "game", 2), points)
+        assert None in evidence["d_thresholds"]["D.2"]["corrected"]
+        (row,) = [r for r in appendix_d(evidence, len(points)) if r.artifact == "Lemma D.2" and r.claim == "threshold"]
+        assert "1 drawn points skipped for the corrected threshold" in row.note

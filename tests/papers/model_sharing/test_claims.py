@@ -4,6 +4,7 @@ where its statement is false (an erratum row also when the printed form holds or
 from __future__ import annotations
 
 import copy
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -262,9 +263,10 @@ def test_printed_values_fail_on_false_results(appendix):
     wrong["errors"]["pi(68,4)"]["err_S"] = "2"  # the small players would not leave pi(70,3)
     assert claims_printed.example_c6_statements(wrong, core)[2].status == "differs"
     core_stable = core.assign(core_stable=True, blocking_coalitions="")
-    assert status(claims_printed.example_c6_statements(report, core_stable), "Example C.6", "conclusion") == "differs"
+    rows = claims_printed.example_c6_statements(report, core_stable)
+    assert status(rows, "Example C.6", "conclusion, L = 7") == "differs"
     assert (
-        status(claims_printed.example_c6_statements(report, core[core.L < 7]), "Example C.6", "conclusion")
+        status(claims_printed.example_c6_statements(report, core[core.L < 7]), "Example C.6", "conclusion, L >= 7")
         == "not run in this profile"
     )
 
@@ -275,3 +277,137 @@ def test_printed_values_on_the_paper(appendix):
     rows = claims_printed.printed_values(REF, tables, report, core)
     assert [(r.artifact, r.claim) for r in rows if r.status != "match"] == [("Table 5", "err_d({a,b,c,d})")]
     assert sum(r.artifact == "Example C.6" and r.kind == "printed" for r in rows) == 7
+
+
+@pytest.mark.parametrize(
+    ("method", "artifact"), [("local", "Thm 4.1"), ("fine", "Thm 4.2"), ("uniform", "Cor 4.3"), ("coarse", "Cor 4.4")]
+)
+def test_each_section_4_row_fails_when_its_simulation_disagrees(mc, method, artifact):
+    wrong = mc.copy()
+    wrong.loc[(wrong.method == method) & (wrong.task == "mean") & (wrong.player == 1), "z"] = -4.5
+    rows = claims._monte_carlo(wrong, ev.cor_4_4_printed_display(SETTINGS))
+    assert status(rows, artifact, "closed form vs Monte Carlo") == "differs"
+
+
+@pytest.mark.parametrize("regime", ["<", "=", ">"])
+def test_each_corollary_5_2_regime_fails_on_a_wrong_core(evidence, regime):
+    cores = dict(evidence["section_5"]["cor_5_2"])
+    side = {"<": -1, "=": 0, ">": 1}[regime]
+    key = next(k for k in cores if (k[1] > claims_uniform.THRESHOLD) - (k[1] < claims_uniform.THRESHOLD) == side)
+    cores[key] = set()  # an empty core is never the stated one
+    assert status(claims_uniform.corollary_5_2(cores), "Cor 5.2", f"n {regime} mu_e/s2") == "differs"
+
+
+@pytest.mark.parametrize("lemma", ["C.1", "C.2", "C.3"])
+def test_each_printed_appendix_c_derivative_fails_when_it_disagrees(evidence, lemma):
+    c = copy.deepcopy(evidence["appendix_c"])
+    exact, printed = c["derivatives"][lemma][-1]
+    c["derivatives"][lemma][-1] = (exact, printed + 1)
+    rows = claims_uniform.appendix_c_derivatives(c["derivatives"], c["c4_corrected"], c["thresholds"])
+    assert status(rows, f"Lemma {lemma}", "derivative") == "differs"
+
+
+@pytest.mark.parametrize("lemma", ["C.2", "C.3", "C.4"])
+def test_each_appendix_c_threshold_fails_where_the_derivative_is_not_zero(evidence, lemma):
+    c = copy.deepcopy(evidence["appendix_c"])
+    c["thresholds"][lemma] = [None, Fraction(-1, 3)] + c["thresholds"][lemma]
+    rows = claims_uniform.appendix_c_derivatives(c["derivatives"], c["c4_corrected"], c["thresholds"])
+    assert status(rows, f"Lemma {lemma}", "threshold") == "differs"
+    c["thresholds"][lemma] = [None]  # no defined point: nothing was checked
+    rows = claims_uniform.appendix_c_derivatives(c["derivatives"], c["c4_corrected"], c["thresholds"])
+    assert status(rows, f"Lemma {lemma}", "threshold") == "differs"
+
+
+@pytest.mark.parametrize("lemma", ["D.1", "D.2", "D.3", "D.4"])
+def test_each_appendix_d_numerator_fails_when_its_form_disagrees(evidence, lemma):
+    s6 = copy.deepcopy(evidence["section_6"])
+    pairs = s6["numerators"][lemma]
+    form = "printed" if pairs["corrected"] is None else "corrected"  # erratum rows: the corrected form failing
+    exact, value = pairs[form][0]
+    pairs[form][0] = (exact, value - 1)
+    assert status(claims_weighted.appendix_d(s6, evidence["points"]), f"Lemma {lemma}", "derivative") == "differs"
+
+
+@pytest.mark.parametrize("lemma", ["D.2", "D.3"])
+def test_each_appendix_d_threshold_fails_when_the_corrected_one_misses_or_the_printed_one_holds(evidence, lemma):
+    s6 = copy.deepcopy(evidence["section_6"])
+    s6["d_thresholds"][lemma]["corrected"][0] = Fraction(1, 5)
+    assert status(claims_weighted.appendix_d(s6, evidence["points"]), f"Lemma {lemma}", "threshold") == "differs"
+    s6 = copy.deepcopy(evidence["section_6"])
+    s6["d_thresholds"][lemma]["printed"] = [Fraction(0)] * len(s6["d_thresholds"][lemma]["printed"])
+    assert status(claims_weighted.appendix_d(s6, evidence["points"]), f"Lemma {lemma}", "threshold") == "differs"
+
+
+def test_corollary_7_2_core_row_fails_when_another_partition_is_in_the_core(evidence):
+    core = copy.deepcopy(evidence["section_7"]["cor_7_2_core"])
+    n, partitions = core[0]
+    core[0] = (n, partitions + [tuple((j,) for j in range(len(n)))])
+    assert claims_weighted.corollary_7_2_core(core).status == "differs"
+    assert claims_weighted.corollary_7_2_core([]).status == "differs"
+
+
+TABLE_CELLS = [
+    (name, cell)
+    for name, spec in REF["tables"].items()
+    for cell in experiment.table(name, spec).cells.to_dict("records")
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "cell"), TABLE_CELLS, ids=[f"{n}-{c['player']}{c['structure']}" for n, c in TABLE_CELLS]
+)
+def test_every_printed_table_cell_differs_when_the_value_is_one_printed_unit_off(name, cell):
+    """The exact value moved by one unit of the printed precision no longer rounds to the printed number."""
+    digits = len(cell["printed"].split(".")[1]) if "." in cell["printed"] else 0
+    off = Fraction(cell["exact"]) + Fraction(1, 10**digits)
+    row = claims_printed.table_cell(name.replace("table", "Table "), dict(cell, exact=str(off)), "", "")
+    assert row.status == "differs"
+
+
+def _falsified(statement, report, errors_table):
+    """(report, errors table) on which the §2 statement is false."""
+    report, errors_table = report.copy(), {m: dict(r) for m, r in errors_table.items()}
+    if "most_preferred" in statement:
+        j = statement["player"]
+        other = next(
+            m
+            for m, r in errors_table.items()
+            if j in r and m not in {experiment.mask(b) for b in statement["most_preferred"]}
+        )
+        errors_table[other][j] = Fraction(-1)
+    elif "minimal_for_all" in statement:
+        j = statement["minimal_for_all"][0][0]
+        here = experiment.mask(statement["minimal_for_all"][0])
+        errors_table[here][j] = max(r[j] for r in errors_table.values() if j in r) + 1
+    elif "blocked_by" in statement:
+        report["core_blocking"] = ""
+    elif "only" in statement or "includes" in statement:
+        report[statement["notion"]] = False
+    else:  # excludes
+        report[statement["notion"]] = True
+    return report, errors_table
+
+
+STATEMENTS = [
+    (name, s)
+    for name, spec in REF["tables"].items()
+    for s in spec.get("stability_claims", []) + claims_printed.TEXT_STATEMENTS.get(name, [])
+]
+
+
+@pytest.mark.parametrize(("name", "statement"), STATEMENTS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(STATEMENTS)])
+def test_every_section_2_statement_differs_on_results_where_it_is_false(name, statement):
+    spec = REF["tables"][name]
+    result = experiment.table(name, spec)
+    errors_table = experiment.st.coalition_table(spec["n"], mu_e=10, sigma2=1, method=spec["method"])
+    assert claims_printed.stability_statement(name, statement, result.stability, errors_table).status == "match"
+    report, errors = _falsified(statement, result.stability, errors_table)
+    assert claims_printed.stability_statement(name, statement, report, errors).status == "differs"
+
+
+@pytest.mark.parametrize("index", range(7))
+def test_every_example_c6_value_differs_when_reproduced_one_unit_off(appendix, index):
+    report = copy.deepcopy(appendix[0])
+    value = report["leave_one_out"][index]
+    value["reproduced"] = [f"{Decimal(r) + Decimal('0.000001'):f}" for r in value["reproduced"]]
+    assert claims_printed.example_c6_values(report)[index].status == "differs"

@@ -32,8 +32,8 @@ def reference() -> Table:
 
 def test_every_statement_holds_on_the_authors_table(reference):
     rows = c.claims({reference.label: reference}, None)
-    assert len(rows) == len(c.STATEMENTS) == 13
-    assert [r.status for r in rows] == ["match"] * 13
+    assert len(rows) == len(c.STATEMENTS) == 12
+    assert [r.status for r in rows] == ["match"] * 12
     assert {r.kind for r in rows} == {"claim"} and all(r.claim.endswith("[reference]") for r in rows)
 
 
@@ -63,10 +63,6 @@ def test_each_check_says_differs_where_the_statement_is_false(reference):
         "helps_others": (c._helps_others, zero, _with(first, model=np.r_[first.model[0], zero.model[1:]])),
         "largest_payoff_last": (c._largest_payoff_last, _with(free, payoff=[0, 0, 0, 1, 0.5])),
         "middle_above_small": (c._middle_above_small, _with(free, payoff=[0.2, 0, 0.1, 0, 0])),
-        "differs_from_ohrimenko": (
-            c._differs_from_ohrimenko,
-            _with(free, payoff=np.array(c.OHRIMENKO_PAYOFFS) + 0.004),
-        ),
         "last_gets_grand_at_zero": (c._last_gets_grand_at_zero, _with(zero, model=np.r_[zero.model[:4], grand - 0.01])),
         "middle_parties_improve": (
             c._middle_parties_improve,
@@ -119,15 +115,28 @@ def test_statements_that_cannot_be_checked_say_why():
     run = [r for r in rows if r.status != "not run in this profile"]
     assert len(run) == 4 and all(r.claim.endswith("[trained]") for r in rows)
     assert all("not the paper's five" in r.note for r in rows if r not in run)
-    # a table without the first-party scenario, and [13]'s MNIST payoffs against another dataset
+    # a table without the first-party scenario
     trained = _table(REFERENCE["v"], REFERENCE["parties"], PAPER_SCENARIOS[:2], "fashion_mnist", "trained")
     rows = c.claims({"trained": trained}, None)
     skipped = {r.claim: r.note for r in rows if r.status == "not run in this profile"}
     assert sum("no first-budget scenario" in note for note in skipped.values()) == 7
-    assert any("[13]" in claim and "fashion_mnist" in note for claim, note in skipped.items())
 
 
 def test_rows_round_trip_through_the_claims_file(reference, tmp_path):
     write_claims(tmp_path / "claims.csv", c.claims({reference.label: reference}, None))
     frame = read_claims(tmp_path / "claims.csv")
-    assert len(frame) == 13 and set(frame["status"]) == {"match"}
+    assert len(frame) == 12 and set(frame["status"]) == {"match"}
+
+
+#: [13]'s payoffs on the MNIST experiment as printed in Sec. 5 (Ohrimenko et al.; two decimals, so half a unit in the
+#: last place is 0.005).
+OHRIMENKO_PAYOFFS = (-0.41, -0.26, -0.02, 0.12, 0.58)
+
+
+def test_our_unlimited_payoffs_are_not_the_printed_vector_of_13(reference):
+    # Sec. 5: [13]'s scheme "results in a payoff vector [...] which is different from ours". [13]'s division function
+    # is not given (so its vector and its non-linearity are not reproducible here); what is left is a fixed fact about
+    # two different formulas on the authors' fixed table, hence a unit test and not a scorecard row. Our b = inf payoffs
+    # are linear in v (tests/games/test_payoff_flows.py::test_rho_shapley_is_not_linear_but_the_flows_are).
+    ours = reference.scenarios["unlimited"].payoff
+    assert float(np.max(np.abs(ours - np.array(OHRIMENKO_PAYOFFS)))) > 0.005

@@ -80,4 +80,4 @@ def test_the_paper_parties_on_a_table_trained_here(digits, one_thread):
     alloc, flows = ex.allocations(v, st.parties, ex.PAPER_SCENARIOS, "trained", st.seed)
     rows = c.claims({"trained": ex.read_table("trained", "digits", alloc, flows)}, None)
     checked = [r for r in rows if r.status != "not run in this profile"]
-    assert len(checked) == 12 and all(r.status in ("match", "differs") for r in checked)  # [13] is MNIST-only
+    assert len(checked) == len(rows) == 12 and all(r.status in ("match", "differs") for r in checked)

@@ -3,7 +3,9 @@
 # the public submodules
 __all__ = [
     "claims",
+    "claims_participants",
     "claims_seeds",
+    "claims_text",
     "commands",
     "experiment",
     "federation",

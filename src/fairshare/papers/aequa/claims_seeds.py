@@ -38,15 +38,20 @@ def seed_mean(values: Seeds) -> float:
 
 
 def placed(
-    method: str, values: Mapping[str, Seeds], above: Sequence[str] = (), lower_is_better: bool = False
+    method: str,
+    values: Mapping[str, Seeds],
+    above: Sequence[str] = (),
+    lower_is_better: bool = False,
+    margin: float = 0.0,
 ) -> v.Verdict:
     """``method`` ranks right after ``above`` among ``values`` (method -> seed -> value): each method of ``above`` is
     better than it and it is better than every other method, each pair decided over seeds (``higher``, or ``lower``
-    for a metric where lower is better, the pair then written "a < b"); the pairs combined with ``every``."""
+    for a metric where lower is better, the pair then written "a < b"; ``margin``: by more than it); the pairs
+    combined with ``every``."""
     better, sign = (v.lower, "<") if lower_is_better else (v.higher, ">")
-    pairs = {f"{a} {sign} {method}": better(v.paired(values[a], values[method])) for a in above}
+    pairs = {f"{a} {sign} {method}": better(v.paired(values[a], values[method]), margin) for a in above}
     pairs |= {
-        f"{method} {sign} {b}": better(v.paired(values[method], values[b]))
+        f"{method} {sign} {b}": better(v.paired(values[method], values[b]), margin)
         for b in values
         if b != method and b not in above
     }

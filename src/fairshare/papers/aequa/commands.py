@@ -132,12 +132,13 @@ def summarize(args: argparse.Namespace) -> None:
     tidy = tables.tidy_metrics(runs, cgs_ddof=aequa.cgs_ddof)
     write_csv(args.summary, tidy)
     write_csv(args.per_client, tables.per_client(runs))
-    write_csv(args.curves, tables.width_curves(runs))
+    curves = tables.width_curves(runs)
+    write_csv(args.curves, curves)
     for name, (frame, markdown) in tables.paper_tables(tidy, aequa).items():
         csv_path, md_path = getattr(args, name)
         write_csv(csv_path, frame)
         write_text(md_path, markdown)
-    write_claims(args.claims, claims({"tidy": tidy}, aequa))
+    write_claims(args.claims, claims({"tidy": tidy, "curves": curves}, aequa))
 
 
 def figures(args: argparse.Namespace) -> None:

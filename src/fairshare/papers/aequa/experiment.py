@@ -210,6 +210,26 @@ def allocate(ctx: Context, state: dict, curve: np.ndarray, fitted: np.ndarray, s
     }
 
 
+def cross_fitted(ctx: Context, state: dict) -> dict:
+    """The held-out rho cross-fitted on the two halves of the test split (Sec. 5.2's rho where no validation split is
+    large enough): the allocation (configured cost) fitted on one half's contributions and a(p), its rewards read on
+    the other half's a(p) against that half's contributions, both ways. Empty without the standalone halves."""
+    from fairshare.games.aequa_allocation import anneal
+    from fairshare.papers.aequa.tables import pearson
+
+    known = ctx.contributions
+    if known is None or known.halves is None:
+        return {}
+    st = ctx.st
+    curves = [st.width_curve(state, half) for half in st.test_halves()]
+    rhos = []
+    for fit, read in ((0, 1), (1, 0)):
+        stream = st.stream(f"aequa/game_crossfit/{st.key}/{ctx.method}", fit)
+        alloc = anneal(known.halves[fit], curves[fit], stream, **ctx.settings.allocation.annealing())
+        rhos.append(pearson(known.halves[read], curves[read][alloc.indices]))
+    return {"crossfit_pearson": rhos, "contributions_halves": known.halves.tolist()}
+
+
 def allocated_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
     """Aequa's rewards in the main experiments: a(p) on the test (and validation) split, the allocation with the
     configured cost and with each variant (accuracy and width rewards)."""
@@ -228,6 +248,7 @@ def allocated_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
         out["curve_validation"] = fitted.tolist()
     out.update(allocate(ctx, state, curve, fitted, a.spread))
     out["variants"] = {v: allocate(ctx, state, curve, fitted, v) for v in a.variants}
+    out.update(cross_fitted(ctx, state))
     return out
 
 

@@ -30,6 +30,7 @@ class Contributions:
     test: np.ndarray
     fit: np.ndarray
     validation: bool  # whether ``fit`` comes from a held-out validation split
+    halves: np.ndarray | None = None  # 2 x clients: the accuracies on each half of the test split (cross-fitting)
 
     @classmethod
     def of_standalone(cls, run: dict, clients: int, source: str = "the standalone run") -> Contributions:
@@ -37,9 +38,10 @@ class Contributions:
         test = np.asarray(run["reward_acc"], float)
         if len(test) != clients:
             raise ConfigError(f"{source} has {len(test)} clients, this setting {clients}")
+        halves = np.asarray(run["reward_acc_halves"], float) if "reward_acc_halves" in run else None
         if "validation_acc" in run:
-            return cls(test, np.asarray(run["validation_acc"], float), True)
-        return cls(test, test, False)
+            return cls(test, np.asarray(run["validation_acc"], float), True, halves)
+        return cls(test, test, False, halves)
 
     def fields(self) -> dict:
         """A run's contribution fields: test accuracies, and the validation ones the algorithms fitted on (if any)."""
@@ -108,6 +110,19 @@ class Setting:
         from fairshare.learning.evaluation import balanced_accuracy_of
 
         return balanced_accuracy_of(self.model, state, *self.test, self.n_classes)
+
+    def test_halves(self) -> tuple[tuple, tuple]:
+        """The test split in two halves (its order is already a random permutation): one fits an allocation, the
+        other reads it (cross-fitting the held-out rho, Sec. 5.2)."""
+        x, y = self.test
+        n = len(y) // 2
+        return (x[:n], y[:n]), (x[n:], y[n:])
+
+    def acc_on(self, state, split: tuple) -> float:
+        """Balanced accuracy of ``state`` on ``split`` (full width)."""
+        from fairshare.learning.evaluation import balanced_accuracy_of
+
+        return balanced_accuracy_of(self.model, state, *split, self.n_classes)
 
     def val_acc(self, state) -> float:
         """Balanced accuracy of ``state`` on the server's validation split (full width)."""

@@ -118,6 +118,7 @@ def _standalone_rewards(ctx: Context, states: list, rounds_done: int) -> dict:
     }
     if st.val is not None:
         out["validation_acc"] = [st.val_acc(x) for x in states]
+    out["reward_acc_halves"] = [[st.acc_on(x, half) for x in states] for half in st.test_halves()]
     return out
 
 

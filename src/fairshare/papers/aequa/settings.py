@@ -26,6 +26,7 @@ __all__ = [
     "Allocation",
     "Cgsv",
     "Iafl",
+    "Verdicts",
     "Tables",
     "AequaSettings",
     "Participation",
@@ -177,6 +178,18 @@ class Iafl:
 
 
 @dataclass(frozen=True)
+class Verdicts:
+    """Margins and tolerances of the claims (``aequa.verdicts``), each stated before the rows using it were computed."""
+
+    near_perfect_rho: float  # Sec. 5.2 / App. D.3 "near-perfect"
+    on_par_tolerance: float  # Sec. 6.2 "matches or exceeds FedAvg"
+    mcg_margin: float  # Table 7 "significantly outperforms in MCG"
+    rho_clear_margin: float  # Table 3 "by a clear margin"
+    free_riding_gap: float  # Fig. 5 "sufficiently large to discourage free-riding"
+    ir_split: str  # the split Definition 1's IR gains are judged on (test or validation)
+
+
+@dataclass(frozen=True)
 class Tables:
     """Which jobs run and how the paper's tables are laid out: absent from a training job's block."""
 
@@ -186,10 +199,14 @@ class Tables:
     table_partitions: Mapping[str, str]
     table9_datasets: tuple[str, ...]
     curve_partition: str
+    verdicts: Verdicts
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> Tables | None:
-        return cls(**_fields(cls, block)) if "datasets" in block else None
+        if "datasets" not in block:
+            return None
+        verdicts = Verdicts(**_fields(Verdicts, block["verdicts"]))
+        return cls(**{**_fields(cls, {**block, "verdicts": None}), "verdicts": verdicts})
 
 
 @dataclass(frozen=True)

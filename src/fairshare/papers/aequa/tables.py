@@ -18,6 +18,7 @@ __all__ = [
     "TABLE1_COLUMNS",
     "BASELINES",
     "pearson",
+    "fitted_split",
     "tidy_metrics",
     "with_cost",
     "per_client",
@@ -55,13 +56,63 @@ def _reward_metrics(c, a, cgs_ddof: int) -> dict:
     }
 
 
-def _allocation_metrics(c, allocation: dict, cgs_ddof: int) -> dict:
+def fitted_split(run: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(contributions, a(p)) of the split an Aequa run's allocation was fitted on: the validation split's, or the test
+    split's when the run held out none."""
+    c = np.asarray(run.get("contributions_validation", run["contributions"]), float)
+    return c, np.asarray(run.get("curve_validation", run["curve"]), float)
+
+
+def _fitted_metrics(run: dict, allocation: dict) -> dict:
+    """Sec. 5.2 / App. D.3 as the paper computes rho: the allocation's rewards read on the split it was fitted on,
+    against the contributions it was fitted on (no held-out split), with the IR gains there; and Table 9's
+    rho(contribution, width) against the contributions the widths were fitted on (App. D.6: "input" and "output")."""
+    if "widths" not in run:
+        return {}
+    c, curve = fitted_split(run)
+    index = np.searchsorted(np.asarray(run["widths"], float), np.asarray(allocation["allocated_width"], float))
+    rewards = curve[np.clip(index, 0, len(curve) - 1)]
+    return {
+        "pearson_fit": pearson(c, rewards),
+        "min_gain_fit": float(np.min(rewards - c)),
+        "pearson_width_fit": pearson(c, allocation["width_reward_width"]),
+    }
+
+
+def _held_out_metrics(run: dict) -> dict:
+    """How well the held-out rho can be measured: the RMS difference between each client's contribution on the fitted
+    (validation) split and on the test split (the fitted split's measurement error, an upper estimate), and the spread
+    (standard deviation over clients) of the test contributions; with the test halves, the cross-fitted rho (mean of
+    both directions) and a half's measurement error (RMS of the halves' difference over sqrt 2). Empty without
+    either."""
+    c, out = np.asarray(run["contributions"], float), {}
+    if "contributions_validation" in run:
+        fit = np.asarray(run["contributions_validation"], float)
+        out["contribution_error"] = float(np.sqrt(np.mean((fit - c) ** 2)))
+    if "crossfit_pearson" in run:
+        a, b = np.asarray(run["contributions_halves"], float)
+        out["pearson_crossfit"] = float(np.mean(run["crossfit_pearson"]))
+        out["crossfit_error"] = float(np.sqrt(np.mean((a - b) ** 2) / 2))
+    if out:
+        out["contribution_spread"] = float(np.std(c))
+    return out
+
+
+def _allocation_metrics(c, allocation: dict, cgs_ddof: int, run: dict) -> dict:
     return {
         **_reward_metrics(c, allocation["reward_acc"], cgs_ddof),
         "pearson_width": pearson(c, allocation["width_reward_width"]),
         "pearson_width_acc": pearson(c, allocation["width_reward_acc"]),
         "ir_infeasible": float(np.sum(allocation["ir_infeasible"])),
+        **_fitted_metrics(run, allocation),
     }
+
+
+def large_clients_reward(run: dict) -> dict:
+    """App. D.5: the mean reward of the clients holding the most data (within 10 % of the largest size: both large
+    clients of a quantity-skew split), for the per-participant statements."""
+    sizes, rewards = np.asarray(run["sizes"], float), np.asarray(run["reward_acc"], float)
+    return {"large_reward": float(rewards[sizes >= 0.9 * sizes.max()].mean())}
 
 
 def tidy_metrics(runs: list[dict], cgs_ddof: int = 0):
@@ -80,15 +131,18 @@ def tidy_metrics(runs: list[dict], cgs_ddof: int = 0):
             c = r["contributions"]
             per_cost[r["allocation_spread"]] = {
                 "accuracy": r["global_acc"],
-                **_allocation_metrics(c, r, cgs_ddof),
+                **_allocation_metrics(c, r, cgs_ddof, r),
+                **_held_out_metrics(r),
+                **(large_clients_reward(r) if "sizes" in r else {}),
                 "width_gap": float(r["curve"][-1] - r["curve"][0]),
             }
             for cost, allocation in r["variants"].items():
-                per_cost[cost] = _allocation_metrics(c, allocation, cgs_ddof)
+                per_cost[cost] = _allocation_metrics(c, allocation, cgs_ddof, r)
         else:
             per_cost[None] = {
                 "accuracy": r["global_acc"],
                 **_reward_metrics(r["contributions"], r["reward_acc"], cgs_ddof),
+                **(large_clients_reward(r) if "sizes" in r else {}),
             }
         for cost, values in per_cost.items():
             for metric, value in values.items():

@@ -220,8 +220,8 @@ def scale_summary(args: argparse.Namespace) -> None:
     frame, markdown = ex.table4(tidy, runs[0]["dataset"])
     write_csv(args.table[0], frame)
     write_text(args.table[1], markdown)
-    write_claims(args.claims, claims({"scale": tidy}, settings(args)))
     curves = ex.scale_width_curve(runs)
+    write_claims(args.claims, claims({"scale": tidy, "scale_curve": curves}, settings(args)))
     write_csv(args.curve, curves)
     clients = int(tidy.clients.iloc[0]) if len(tidy) else 0
     scale_figure(curves, tidy, f"{runs[0]['dataset']}, {clients} writer clients", args.figure)

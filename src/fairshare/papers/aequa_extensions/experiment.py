@@ -170,6 +170,7 @@ def participation_results(runs: list[dict]):
                 "seed": r["seed"],
                 "accuracy": r["global_acc"],
                 "pearson": pearson(r["rates"], r["reward_acc"]),
+                "pearson_joined": pearson(r["joined"], r["reward_acc"]),
             }
             for r in runs
         ]

@@ -1,4 +1,10 @@
 """Reproduction of the auctions paper (see docs/auctions.md)."""
 
 # the public submodules
-__all__ = ["claims", "commands", "experiment", "figures"]
+__all__ = [
+    "claims",
+    "claims_properties",
+    "commands",
+    "experiment",
+    "figures",
+]

@@ -130,7 +130,7 @@ def properties(args: argparse.Namespace) -> None:
 
     settings, root = _settings(args), section(args, "seed")
     write_csv(args.truthfulness, experiment.truthfulness(settings, root))
-    write_csv(args.corollary10, experiment.corollary10_table(settings, root))
+    write_csv(args.corollary10, experiment.properties_table(settings, root))
 
 
 def claims(args: argparse.Namespace) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from fairshare.games import dp_coalitions as dp
+from fairshare.papers.dp_coalitions import claims_sentences as sentences
 from fairshare.papers.dp_coalitions.experiment import PAPER, Settings
 from fairshare.report import Claim, erratum_outcome
 
@@ -571,6 +572,7 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
         _claims_5_6(evidence["claims_5_6"]),
         _claim_1(evidence["claim_1"]),
         *_claim_2(evidence["claim_2"]),
+        sentences.claim_2_not_necessary(evidence["claim_2"]),
         *_worked_examples(examples),
         *_figure_1(results["fig1_intervals"]),
         *_lemma_6_claim_8(evidence["lemma_6_claim_8"]),
@@ -579,4 +581,6 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
         *_theorems_1_to_4(results["price_of_stability"]),
         _theorem_2_boundary(evidence["theorem_2_boundary"]),
         *_theorem_3_bound(evidence["theorem_3"]),
+        sentences.k_star_half(evidence["theorem_1_half"]),
+        sentences.d6_condition(evidence["d6"]),
     ]

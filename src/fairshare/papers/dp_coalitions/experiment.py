@@ -19,6 +19,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 from fairshare import seeding
 from fairshare.games import dp_coalitions as dp
+from fairshare.papers.dp_coalitions import sentences
 
 __all__ = [
     "PAPER",
@@ -549,4 +550,6 @@ def claim_evidence(settings: Settings) -> dict[str, Any]:
         "claim_7": well_separated_evidence(rng, count),
         "theorem_2_boundary": boundary_evidence(),
         "theorem_3": theorem_3_evidence(rng, count),
+        "theorem_1_half": sentences.k_star_half_evidence(),
+        "d6": sentences.d6_evidence(rng, count * 5),
     }

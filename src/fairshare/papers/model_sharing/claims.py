@@ -107,6 +107,7 @@ def _theorem_checks(evidence: Mapping[str, Any]) -> list[Claim]:
         *w.theorem_6_5(s6["theorem_6_5"]),
         *w.lemma_7_1(s7["lemma_7_1"]),
         w.corollary_7_2(s7["cor_7_2"]),
+        w.corollary_7_2_core(s7["cor_7_2_core"]),
         w.summary(evidence["summary"]),
     ]
 

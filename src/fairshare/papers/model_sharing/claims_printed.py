@@ -57,36 +57,69 @@ def table_cell(artifact: str, cell: Mapping[str, Any], parameters: str, discrepa
     )
 
 
-def stability_statement(
-    artifact: str, statement: Mapping[str, Any], report: pd.DataFrame, errors_table: Mapping[int, Mapping[int, Any]]
-) -> Claim:
-    """One §2 stability statement (``statement``: its reference entry) against every partition's stability."""
-    notion = statement["notion"]
+# §2 sentences about Tables 1-3 that the reference YAML's stability_claims do not list (players a, b, c = 0, 1, 2)
+TEXT_STATEMENTS: dict[str, list[dict[str, Any]]] = {
+    # "Every player sees its error minimized in the grand coalition"
+    "table1": [{"notion": "core", "minimal_for_all": [[0, 1, 2]]}],
+    # "a and b would most prefer {a, b}{c}, whereas c would most prefer {a}, {b, c} or (identically) {b}, {a, c}"
+    "table2": [
+        {"player": 0, "most_preferred": [[0, 1]]},
+        {"player": 1, "most_preferred": [[0, 1]]},
+        {"player": 2, "most_preferred": [[1, 2], [0, 2]]},
+    ],
+    # "the players minimize their error by being alone"
+    "table3": [{"notion": "core", "minimal_for_all": [[0], [1], [2]]}],
+}
+
+
+def _judge_statement(
+    statement: Mapping[str, Any], report: pd.DataFrame, errors_table: Mapping[int, Mapping[int, Any]]
+) -> tuple[str, bool, str]:
+    """(what the statement says, whether it holds, what was found) for one §2 statement."""
+    if "most_preferred" in statement:
+        j = statement["player"]
+        least = min(r[j] for r in errors_table.values() if j in r)
+        best = {m for m, r in errors_table.items() if r.get(j) == least}
+        want = {mask(b) for b in statement["most_preferred"]}
+        name = label((j,))[1:-1]
+        states = f"{name} most prefers the coalition {' or '.join(label(b) for b in statement['most_preferred'])}"
+        found = f"{name}'s least error in {sorted(label(st.mask_to_players(m)) for m in best)}"
+        return states, best == want, found
+    notion = statement.get("notion")
     stable = set(report.loc[report[notion].astype(bool), "partition"])
     if "only" in statement:
         want = {st.describe(partition(p)) for p in statement["only"]}
-        states, holds, found = f"{notion}: only {sorted(want)}", stable == want, f"{notion} stable: {sorted(stable)}"
-    elif "includes" in statement or "excludes" in statement:
+        states = f"{notion}: only {' or '.join(sorted(want))}"
+        return states, stable == want, f"{notion} stable: {sorted(stable)}"
+    if "includes" in statement or "excludes" in statement:
         part = st.describe(partition(statement.get("includes") or statement["excludes"]))
         states = f"{notion}: {part} is {'' if 'includes' in statement else 'not '}stable"
-        holds, found = (part in stable) == ("includes" in statement), f"{notion} stable: {sorted(stable)}"
-    elif "blocked_by" in statement:
+        return states, (part in stable) == ("includes" in statement), f"{notion} stable: {sorted(stable)}"
+    if "blocked_by" in statement:
         part = partition(statement["blocked_by"]["partition"])
         coalition = label(tuple(statement["blocked_by"]["coalition"]))
         value = report.set_index("partition").loc[st.describe(part), "core_blocking"]
         blockers = {b for b in value.split(";") if b} if isinstance(value, str) else set()
-        states, holds = f"{st.describe(part)} is blocked by {coalition}", coalition in blockers
-        found = f"blocking coalitions: {sorted(blockers)}"
-    else:
-        part = partition(statement["minimal_for_all"])
-        gaps = [
-            (j, errors_table[mask(b)][j], min(r[j] for r in errors_table.values() if j in r)) for b in part for j in b
-        ]
-        states = f"every player's error is minimal in {st.describe(part)}"
-        holds = all(mine <= best for _, mine, best in gaps)
-        found = f"{sum(mine <= best for _, mine, best in gaps)} of {len(gaps)} players at their minimum"
+        return f"{st.describe(part)} is blocked by {coalition}", coalition in blockers, f"blocking: {sorted(blockers)}"
+    part = partition(statement["minimal_for_all"])
+    gaps = [(j, errors_table[mask(b)][j], min(r[j] for r in errors_table.values() if j in r)) for b in part for j in b]
+    found = f"{sum(mine <= best for _, mine, best in gaps)} of {len(gaps)} players at their minimum"
+    return f"every player's error is minimal in {st.describe(part)}", all(m <= b for _, m, b in gaps), found
+
+
+def stability_statement(
+    artifact: str, statement: Mapping[str, Any], report: pd.DataFrame, errors_table: Mapping[int, Mapping[int, Any]]
+) -> Claim:
+    """One §2 statement (``statement``: its reference entry) against every partition's stability and every
+    coalition's exact errors (``errors_table``: :func:`fairshare.games.stability.coalition_table`)."""
+    states, holds, found = _judge_statement(statement, report, errors_table)
     return Claim.statement(
-        paper=PAPER, artifact=artifact, claim="stability (§2 text)", paper_states=states, reproduced=found, holds=holds
+        paper=PAPER,
+        artifact=artifact,
+        claim=f"§2 text: {states}",
+        paper_states=states,
+        reproduced=found,
+        holds=holds,
     )
 
 
@@ -121,6 +154,7 @@ def example_c6_statements(report: Mapping[str, Any], core_vs_l: pd.DataFrame) ->
 
     comparisons = [
         (
+            "pi(70,3) >_S pi(70,0) and pi(70,3) >_L pi(0,1)",
             "pi(70,3) >_S pi(70,0) and pi(70,3) >_L pi(0,1): both types would rather participate",
             err["pi(70,3)"]["err_S"] < err["pi(70,0)"]["err_S"] and err["pi(70,3)"]["err_L"] < err["pi(0,1)"]["err_L"],
             [
@@ -132,6 +166,7 @@ def example_c6_statements(report: Mapping[str, Any], core_vs_l: pd.DataFrame) ->
             "",
         ),
         (
+            "pi(70,4) <_L pi(0,1)",
             "pi(70,4) <_L pi(0,1): no large player joins pi(70,3)",
             err["pi(70,4)"]["err_L"] > err["pi(0,1)"]["err_L"],
             [shown("pi(70,4)", "err_L"), shown("pi(0,1)", "err_L")],
@@ -139,17 +174,20 @@ def example_c6_statements(report: Mapping[str, Any], core_vs_l: pd.DataFrame) ->
         ),
         (
             "pi(68,4) >_S pi(70,3)",
+            "pi(68,4) >_S pi(70,3)",
             err["pi(68,4)"]["err_S"] < err["pi(70,3)"]["err_S"],
             [shown("pi(68,4)", "err_S"), shown("pi(70,3)", "err_S")],
             "",
         ),
         (
             "pi(68,3) >_L pi(0,1) (as printed)",
+            "pi(68,3) >_L pi(0,1) (as printed)",
             err["pi(68,3)"]["err_L"] < err["pi(0,1)"]["err_L"],
             [shown("pi(68,3)", "err_L"), shown("pi(0,1)", "err_L")],
             "the value printed beside it is err_L(pi(68,4)); the argument needs the next row",
         ),
         (
+            "pi(68,4) >_L pi(0,1)",
             "pi(68,4) >_L pi(0,1): the large players doing local learning prefer pi(68,4)",
             err["pi(68,4)"]["err_L"] < err["pi(0,1)"]["err_L"],
             [shown("pi(68,4)", "err_L"), shown("pi(0,1)", "err_L")],
@@ -160,13 +198,13 @@ def example_c6_statements(report: Mapping[str, Any], core_vs_l: pd.DataFrame) ->
         Claim.statement(
             paper=PAPER,
             artifact="Example C.6",
-            claim="comparison",
+            claim=f"comparison: {short}",
             paper_states=states,
             reproduced="; ".join(found) + f"; {sizes}",
             holds=holds,
             note=note,
         )
-        for states, holds, found, note in comparisons
+        for short, states, holds, found, note in comparisons
     ]
     example = core_vs_l[core_vs_l.L >= 7]
     states = "S = 70, L >= 7: the Thm 5.5 arrangement is pi(70,3) + lone large players, individually stable, not core"
@@ -175,7 +213,7 @@ def example_c6_statements(report: Mapping[str, Any], core_vs_l: pd.DataFrame) ->
             Claim.statement(
                 paper=PAPER,
                 artifact="Example C.6",
-                claim="conclusion",
+                claim="conclusion, L >= 7",
                 paper_states=states,
                 reproduced="no L >= 7 configured (appendix_c_L)",
                 holds=None,
@@ -189,7 +227,7 @@ def example_c6_statements(report: Mapping[str, Any], core_vs_l: pd.DataFrame) ->
             Claim.statement(
                 paper=PAPER,
                 artifact="Example C.6",
-                claim="conclusion",
+                claim=f"conclusion, L = {r.L}",
                 paper_states=states + ", blocked by pi(68,4)",
                 reproduced=f"{found}; {sizes}",
                 holds=holds,
@@ -210,7 +248,6 @@ def printed_values(
         for cell in result.cells.to_dict("records"):
             rows.append(table_cell(artifact, cell, parameters, spec.get("known_discrepancy", "")))
         errors_table = st.coalition_table(spec["n"], mu_e=PAPER_MU, sigma2=PAPER_SIGMA2, method=spec["method"])
-        rows += [
-            stability_statement(artifact, s, result.stability, errors_table) for s in spec.get("stability_claims", [])
-        ]
+        statements = spec.get("stability_claims", []) + TEXT_STATEMENTS.get(result.name, [])
+        rows += [stability_statement(artifact, s, result.stability, errors_table) for s in statements]
     return rows + example_c6_values(appendix) + example_c6_statements(appendix, core_vs_l)

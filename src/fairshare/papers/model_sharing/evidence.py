@@ -328,13 +328,14 @@ def section_5_evidence(size: str, rng: np.random.Generator, points: list[dict]) 
 
 
 def _derivative_at_threshold(f: Callable, p: Mapping[str, Fraction], wrt: str, at: Callable) -> Fraction | None:
-    """The exact derivative of ``f`` along ``wrt`` at the printed threshold ``at(p)``; None where the printed
-    threshold is undefined (a zero denominator at this point)."""
+    """The exact derivative of ``f`` along ``wrt`` at the threshold ``at(p)``; None where the threshold is undefined
+    (a zero denominator at this point) or ``f`` is undefined at it (e.g. s = 1 puts App. D's corrected l_0 at l = 0,
+    where a lone small player's coarse-federation error is 0/0)."""
     try:
         threshold = at(p)
+        return tt.derivative(f, {**p, wrt: threshold}, wrt)
     except ZeroDivisionError:
         return None
-    return tt.derivative(f, {**p, wrt: threshold}, wrt)
 
 
 def appendix_c_evidence(size: str, points: list[dict]) -> dict[str, Any]:
@@ -466,7 +467,10 @@ def section_6_evidence(size: str, rng: np.random.Generator, points: list[dict]) 
     out["d_thresholds"] = {}
     for lemma, (f, printed, corrected) in thresholds.items():
         at = {
-            name: [tt.derivative(f, {**p, "l": t(*_args(p, "s", "n_s", "n_l", "mu_e", "sigma2"))}, "l") for p in points]
+            name: [
+                _derivative_at_threshold(f, p, "l", lambda p, t=t: t(*_args(p, "s", "n_s", "n_l", "mu_e", "sigma2")))
+                for p in points
+            ]
             for name, t in (("printed", printed), ("corrected", corrected))
         }
         out["d_thresholds"][lemma] = at
@@ -505,8 +509,9 @@ def section_6_evidence(size: str, rng: np.random.Generator, points: list[dict]) 
 
 
 def section_7_evidence(size: str, rng: np.random.Generator) -> dict[str, Any]:
-    """Optimal fine federation (§7): Lemma 7.1's weights and the partial derivatives of Thm 4.2's error there, and
-    each player's error in the grand coalition beside its best error over every coalition (Cor 7.2)."""
+    """Optimal fine federation (§7): Lemma 7.1's weights and the partial derivatives of Thm 4.2's error there, each
+    player's error in the grand coalition beside its best error over every coalition (Cor 7.2), and every core-stable
+    partition of the same instances (the sentence after Cor 7.2)."""
     count = 200 if size == "full" else 30
     weights = []
     for _ in range(count):
@@ -530,7 +535,8 @@ def section_7_evidence(size: str, rng: np.random.Generator) -> dict[str, Any]:
         table = st.coalition_table(n, mu_e=MU, sigma2=S2, method="fine")
         grand = table[(1 << len(n)) - 1]
         best.append((n, [(grand[j], min(row[j] for row in table.values() if j in row)) for j in range(len(n))]))
-    return {"lemma_7_1": weights, "cor_7_2": best}
+    core = [(n, st.stable_partitions(n, mu_e=MU, sigma2=S2, method="fine", notion="core")) for n, _ in best]
+    return {"lemma_7_1": weights, "cor_7_2": best, "cor_7_2_core": core}
 
 
 def summary_evidence(size: str) -> list[dict[str, Any]]:

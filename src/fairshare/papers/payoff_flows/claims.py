@@ -20,9 +20,7 @@ from fairshare.report import Claim
 
 __all__ = [
     "EPS",
-    "OHRIMENKO_PAYOFFS",
     "PAPER_PARTIES",
-    "PRINTED_HALF_UNIT",
     "RHO_SHAPLEY_TOL",
     "STATEMENTS",
     "Statement",
@@ -30,11 +28,6 @@ __all__ = [
 ]
 
 PAPER_PARTIES = ("[0]", "[1-2]", "[0-3]", "[3-5]", "[6-9]")
-#: Payoffs of the replication-robust scheme of Ohrimenko et al. [13] on the MNIST experiment, as printed in Sec. 5
-#: (two decimals).
-OHRIMENKO_PAYOFFS = (-0.41, -0.26, -0.02, 0.12, 0.58)
-#: Half a unit in the last printed place of OHRIMENKO_PAYOFFS: a payoff further away than this differs as printed.
-PRINTED_HALF_UNIT = 0.005
 #: A reward vector within this max-abs distance of some rho-Shapley vector counts as producible (accuracy units).
 RHO_SHAPLEY_TOL = 1e-3
 #: Changes smaller than this (accuracy units) count as no change: the LP is solved to about 1e-9.
@@ -93,12 +86,6 @@ def _middle_above_small(unlimited: Outcome) -> Verdict:
     return bool(p[2] > max(p[0], p[1])), f"payoffs {_vec(p)}"
 
 
-def _differs_from_ohrimenko(unlimited: Outcome) -> Verdict:
-    """Sec. 5: [13]'s payoffs [-0.41, -0.26, -0.02, 0.12, 0.58] differ from ours (at their printed precision)."""
-    gap = float(np.max(np.abs(unlimited.payoff - np.array(OHRIMENKO_PAYOFFS))))
-    return gap > PRINTED_HALF_UNIT, f"ours {_vec(unlimited.payoff)}; largest difference {gap:.4f}"
-
-
 def _last_gets_grand_at_zero(zero: Outcome) -> Verdict:
     """Fig. 2d: with zero budgets [6-9] obtains the model of value v(N)."""
     return bool(abs(zero.model[4] - zero.grand) <= EPS), f"models {_vec(zero.model)}, v(N) = {zero.grand:.4f}"
@@ -150,7 +137,6 @@ class Statement:
     roles: tuple[str, ...]
     check: Callable[..., Verdict]
     paper_parties: bool = False  # about the paper's five named parties
-    mnist_only: bool = False  # compares with numbers computed on MNIST
 
 
 STATEMENTS = (
@@ -197,15 +183,6 @@ STATEMENTS = (
         ("unlimited",),
         _middle_above_small,
         paper_parties=True,
-    ),
-    Statement(
-        "Section 5",
-        "b=inf: the payoffs differ from those of Ohrimenko et al. [13]",
-        "Sec. 5: [13] gives [-0.41, -0.26, -0.02, 0.12, 0.58], which differs from ours",
-        ("unlimited",),
-        _differs_from_ohrimenko,
-        paper_parties=True,
-        mnist_only=True,
     ),
     Statement(
         "Figure 2d",
@@ -265,8 +242,6 @@ def _not_checkable(st: Statement, table: Table) -> str | None:
         return f"this table has no {', '.join(missing)}-budget scenario"
     if st.paper_parties and table.parties != PAPER_PARTIES:
         return f"this table's parties {', '.join(table.parties)} are not the paper's five"
-    if st.mnist_only and table.dataset != "mnist":
-        return f"[13]'s payoffs are for MNIST; this table is {table.dataset}"
     return None
 
 
