@@ -59,14 +59,13 @@ def test_a_profile_that_overrides_the_setting_runs_no_rerun():
     assert tuned.applies(entries["aequa_pmin_digits"], TEST)
     assert not tuned.applies(entries["aequa_rounds"], TEST)  # the test profile trains 3 rounds
     assert not tuned.applies(entries["aequa_synthetic_features"], TEST)  # no synthetic Aequa task there
-    assert not tuned.applies(entries["aequa_ir_split"], DEFAULT)  # pending
+    assert not tuned.applies(entries["mmfl_fidelity"], DEFAULT)  # pending
+    assert not tuned.applies(entries["auctions_nearly_same_tolerance"], DEFAULT)  # decides nothing: no rerun
     # a pending entry's rows say so where the profile keeps the tuned value (or the setting is not a key yet)
-    assert tuned.pending_here(entries["aequa_ir_split"], DEFAULT) and tuned.pending_here(
-        entries["mmfl_fidelity"], DEFAULT
-    )
+    assert tuned.pending_here(entries["mmfl_fidelity"], DEFAULT)
     faithful = {**DEFAULT, "mmfl": {**DEFAULT["mmfl"], "fidelity": "faithful"}}
     assert not tuned.pending_here(entries["mmfl_fidelity"], faithful)
-    assert all(tuned.applies(e, DEFAULT) for e in entries.values() if e.kind != "pending")
+    assert all(tuned.applies(e, DEFAULT) for e in entries.values() if e.kind not in ("pending", "none"))
 
 
 def _row(paper, artifact, claim, status="match"):
@@ -75,34 +74,38 @@ def _row(paper, artifact, claim, status="match"):
 
 def test_the_join_puts_a_verdict_on_affected_rows_only():
     entries = {e.id: e for e in tuned.load_register()}
-    chosen = [entries["auctions_nearly_same_tolerance"], entries["aequa_pmin_ablation_digits"]]
+    chosen = [entries["auctions_task1_mu"], entries["aequa_pmin_ablation_digits"]]
     card = pd.DataFrame(
         [
-            _row("auctions", "Figure 7c", "MMFL max-min fair's recruits reach nearly the same minimum accuracy"),
+            _row("auctions", "Figure 7a", "Greedy Within Budget becomes fairer as the budget grows"),
             _row("auctions", "Figure 7c", "GMMFair's recruits reach the highest minimum accuracy in every round"),
-            _row("aequa", "Table 8", "with p_min lowered, Aequa has the lowest CGS"),
-            _row("mmfl", "Figure 7c", "MMFL max-min fair's recruits reach nearly the same minimum accuracy"),
+            _row("aequa", "Table 8", "with p_min lowered, Aequa has the lowest CGS"),  # affected, not rerun here
+            _row("mmfl", "Figure 7a", "Greedy Within Budget becomes fairer as the budget grows"),
         ]
     )
     rerun = card.iloc[[0, 1, 3]].assign(status=["differs", "match", "match"])
-    out = tuned.with_sensitivity(card, chosen, {"auctions_nearly_same_tolerance": rerun})
-    assert list(out["sensitivity"]) == ["auctions.exp6.nearly_same_tolerance=0.0: differs", "", "", ""]
+    out = tuned.with_sensitivity(card, chosen, {"auctions_task1_mu": rerun})
+    assert list(out["sensitivity"]) == ["auctions.task1_mu=0.5: differs", "", "", ""]
     assert list(out.columns) == [*CLAIM_COLUMNS, "sensitivity"]
     assert "| sensitivity |" in to_markdown(out, {"papers": {}}, "test")
 
 
 def test_an_affected_row_missing_from_the_rerun_and_a_pending_entry_say_so():
     entries = {e.id: e for e in tuned.load_register()}
-    card = pd.DataFrame([_row("aequa", "Definition 1, Sec. 4.2", "individual rationality: every client")])
-    empty = pd.DataFrame(columns=CLAIM_COLUMNS)
-    chosen = [entries["aequa_pmin_digits"], entries["aequa_ir_split"]]
-    out = tuned.with_sensitivity(card, chosen, {"aequa_pmin_digits": empty}, pending=["aequa_ir_split"])
-    texts = out["sensitivity"].iloc[0].split("; ")
-    assert texts[0] == "aequa.p_min.digits=0.1: not rerun"
-    assert texts[1] == "aequa.verdicts.ir_split=validation: rerun pending"
-    assert tuned.with_sensitivity(card, chosen, {})["sensitivity"].iloc[0] == ""  # neither rerun nor pending here
+    ir = _row("aequa", "Definition 1, Sec. 4.2", "individual rationality: every client")
+    nearly = _row("auctions", "Figure 7c", "MMFL max-min fair's recruits reach nearly the same minimum accuracy")
+    card = pd.DataFrame([ir, nearly])
+    chosen = [entries[i] for i in ("aequa_pmin_digits", "aequa_ir_split", "auctions_nearly_same_tolerance")]
+    chosen.append(entries["mmfl_fidelity"])
+    reruns = {"aequa_pmin_digits": pd.DataFrame(columns=CLAIM_COLUMNS), "aequa_ir_split": card.iloc[[0]]}
+    out = tuned.with_sensitivity(card, chosen, reruns, pending=["mmfl_fidelity"])
+    assert list(out["sensitivity"]) == [
+        "aequa.p_min.digits=0.1: not rerun; aequa.verdicts.ir_split=validation: match",
+        "mmfl.fidelity=faithful: rerun pending",  # the tolerance entry has no rerun: it decides nothing
+    ]
+    assert list(tuned.with_sensitivity(card, chosen, {})["sensitivity"]) == ["", ""]  # no rerun, nothing pending
     with pytest.raises(tuned.RegisterError, match="no register entry"):
-        tuned.with_sensitivity(card, [], {"aequa_pmin_digits": empty})
+        tuned.with_sensitivity(card, [], reruns)
 
 
 def test_an_aequa_rerun_retrains_only_its_runs_and_reuses_the_standalone_contributions():
@@ -149,38 +152,31 @@ def test_the_scorecard_command_writes_the_column_and_the_captions_show_it(tmp_pa
     from fairshare.report import Claim, write_claims
     from fairshare.report_items import caption_rst
 
-    claim = "MMFL max-min fair's recruits reach nearly the same minimum accuracy as GMMFair's"
-    fields = {"paper": "auctions", "artifact": "Figure 7c", "claim": claim, "paper_states": "p", "reproduced": "r"}
+    claim = "Greedy Within Budget becomes fairer as the budget grows"
+    fields = {"paper": "auctions", "artifact": "Figure 7a", "claim": claim, "paper_states": "p", "reproduced": "r"}
     write_claims(tmp_path / "main.csv", [Claim.statement(**fields, holds=True)])
     write_claims(tmp_path / "rerun.csv", [Claim.statement(**fields, holds=False)])
     out = {name: str(tmp_path / name) for name in ("card.csv", "card.md", "metrics.json")}
     assert 0 == main(
         ["report", "scorecard", str(tmp_path / "main.csv"), "--csv", out["card.csv"], "--markdown", out["card.md"]]
         + ["--metrics", out["metrics.json"], "--register", str(tuned.REGISTER)]
-        + ["--sensitivity", f"auctions_nearly_same_tolerance={tmp_path / 'rerun.csv'}"]
-        + ["--pending", "mmfl_fidelity"]
+        + ["--sensitivity", f"auctions_task1_mu={tmp_path / 'rerun.csv'}", "--pending", "mmfl_fidelity"]
         + ["--cfg", json.dumps({"profile": "test", "smoke": False})]
     )
     with open(out["card.csv"], newline="") as f:
         (row,) = list(csv.DictReader(f))
-    assert row["status"] == "match"
-    # the register's Exp 6 entries: the tolerance (rerun here) and the multi-model FL fidelity (pending)
-    assert (
-        row["sensitivity"] == "auctions.exp6.nearly_same_tolerance=0.0: differs; mmfl.fidelity=faithful: rerun pending"
-    )
-    entry = {"paper": "auctions", "rows": ["Figure 7c"], "ref": "Fig. 7c", "title": "t", "shows": "s", "look_for": "l"}
+    assert row["status"] == "match" and row["sensitivity"] == "auctions.task1_mu=0.5: differs"
+    assert "| auctions.task1_mu=0.5: differs |" in open(out["card.md"]).read()
+    entry = {"paper": "auctions", "rows": ["Figure 7a"], "ref": "Fig. 7a", "title": "t", "shows": "s", "look_for": "l"}
     entry |= {"rule": "r", "template": "c", "profile": "test", "seed": 1, "settings": "", "files": [], "id": "x"}
-    assert "(sensitivity: auctions.exp6.nearly\\_same\\_tolerance=0.0: differs; mmfl.fidelity=faithful" in caption_rst(
-        entry, [row]
-    )
+    assert "(sensitivity: auctions.task1\\_mu=0.5: differs)" in caption_rst(entry, [row])
 
 
 def test_a_claims_only_aequa_entry_retrains_nothing_and_summarizes_the_main_runs():
-    import dataclasses
-
-    pending = {e.id: e for e in tuned.load_register()}["aequa_ir_split"]
-    entry = dataclasses.replace(pending, rerun={"kind": "aequa_claims"})
+    entry = {e.id: e for e in tuned.load_register()}["aequa_ir_split"]
+    assert entry.kind == "aequa_claims" and tuned.applies(entry, DEFAULT) and tuned.applies(entry, TEST)
     main = ["results/aequa/runs/digits/homogeneous/aequa/seed0.json"]
     assert tuned.aequa_rerun(entry, main, "results/sensitivity/x") == []
     (summarize,) = tuned.aequa_job("results/sensitivity/x", [], main, ["table1"], "rerun.json", [])
     assert summarize.startswith(f"aequa summarize {main[0]} ") and summarize.endswith("--cfg rerun.json")
+    assert tuned.rerun_blocks(DEFAULT, entry, "aequa")["aequa"]["verdicts"]["ir_split"] == "validation"

@@ -150,9 +150,9 @@ def load_register(path: str | Path = REGISTER, config: Mapping[str, Any] | None 
 
 
 def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
-    """Whether this profile runs ``entry``'s rerun: not pending, the profile keeps the tuned value, and (Aequa) it
+    """Whether this profile runs ``entry``'s rerun: it has one (not pending or none), the profile keeps the tuned value, and (Aequa) it
     trains the datasets and partitions the rerun names."""
-    if entry.kind == "pending":
+    if entry.kind in ("pending", "none"):
         return False
     try:
         if lookup(config, entry.config) != entry.default:
@@ -321,8 +321,8 @@ def register_table(entries: Sequence[Entry]) -> str:
         rerun = r["kind"] if r["kind"] != "aequa" else f"aequa: {', '.join(r['methods'])} on {', '.join(r['datasets'])}"
         if "partitions" in r:
             rerun += f" ({', '.join(r['partitions'])})"
-        if r["kind"] == "pending":
-            rerun = f"pending: {r['reason']}"
+        if r["kind"] in ("pending", "none"):
+            rerun = f"{r['kind']}: {r['reason']}"
         cells = [f"`{e.id}`", f"`{e.config}`", f"`{e.default}`", e.paper_value]
         cells += [f"`{e.rerun_value}` ({e.rerun_source})", e.why, rows, rerun]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
@@ -333,7 +333,7 @@ def register_summary(entries: Sequence[Entry]) -> str:
     """The register in short (README): setting, default, rerun value, why it changed."""
     lines = ["| setting | default | rerun with | why it changed |", "|---|---|---|---|"]
     for e in entries:
-        rerun = f"`{e.rerun_value}`" + (" (pending)" if e.kind == "pending" else "")
+        rerun = f"`{e.rerun_value}`" + (f" ({e.kind})" if e.kind in ("pending", "none") else "")
         lines.append(f"| `{e.config}` | `{e.default}` | {rerun} | {_cell(e.why)} |")
     return "\n".join(lines) + "\n"
 
