@@ -150,8 +150,8 @@ def load_register(path: str | Path = REGISTER, config: Mapping[str, Any] | None 
 
 
 def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
-    """Whether this profile runs ``entry``'s rerun: it has one (not pending or none), the profile keeps the tuned value, and (Aequa) it
-    trains the datasets and partitions the rerun names."""
+    """Whether this profile runs ``entry``'s rerun: it has one (not pending or none), the profile keeps the tuned
+    value, and (Aequa) it trains the datasets and partitions the rerun names."""
     if entry.kind in ("pending", "none"):
         return False
     try:
