@@ -55,6 +55,8 @@ if SENSITIVITY_AEQUA:
             claims_check=[check_file(SENSITIVITY_CLAIMS[i]) for i in SENSITIVITY_AEQUA],
         log:
             "logs/sensitivity/aequa.log",
+        resources:
+            gpu=GPU if any(SENSITIVITY_AEQUA.values()) else 0,  # a training rule when it retrains (see common.smk)
         params:
             commands=lambda w: " + ".join(
                 command
@@ -114,24 +116,3 @@ for _entry in SENSITIVITY_RUN:
                 "fairshare auctions exp5 --output {output.exp5} --cfg {params.cfg} +"
                 " auctions claims --exp5 {output.exp5} --truthfulness {input.truthfulness}"
                 " --corollary10 {input.corollary10} --output {output.claims} --cfg {params.cfg} > {log} 2>&1"
-
-    elif _entry.kind == "auctions_exp6":
-        SENSITIVITY_CLAIMS[_entry.id] = f"{_root}/auctions/exp6_claims.csv"
-
-        rule:
-            """Figure 7c's claims from the main run's Exp 6 runs with a tuned setting at its rerun value (no
-            training, no figure)."""
-            name:
-                f"sensitivity_{_entry.id}"
-            input:
-                runs=[exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in AU6_RUNS],
-                runs_check=[check_file(exp6_file(f"{AU_RESULTS}/exp6", r, ".csv")) for r in AU6_RUNS],
-            output:
-                claims=f"{_root}/auctions/exp6_claims.csv",
-                claims_check=check_file(f"{_root}/auctions/exp6_claims.csv"),
-            log:
-                f"logs/sensitivity/{_entry.id}.log",
-            params:
-                cfg=lambda w, e=_entry: cfg_file(tuned.rerun_blocks(config, e, "auctions")),
-            shell:
-                "fairshare sensitivity exp6-claims {input.runs} --claims {output.claims} --cfg {params.cfg} > {log} 2>&1"

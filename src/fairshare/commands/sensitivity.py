@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from fairshare.commands._shared import CommandError, cfg_argument, section
+from fairshare.commands._shared import CommandError, cfg_argument
 
-__all__ = ["GROUP", "HELP", "aequa_run", "exp6_claims", "register"]
+__all__ = ["GROUP", "HELP", "aequa_run", "register"]
 
 GROUP = "sensitivity"
 HELP = "reruns of the claims a tuned setting affects, with the paper's (or the untuned) value"
@@ -33,12 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     cfg_argument(p)
     p.set_defaults(func=aequa_run)
 
-    p = sub.add_parser("exp6-claims", help="the Fig. 7c claims from Exp 6 runs (as `auctions figure7c`, no figure)")
-    p.add_argument("runs", nargs="+", help="the Exp 6 runs' CSVs written by `auctions exp6`")
-    p.add_argument("--claims", required=True)
-    cfg_argument(p)
-    p.set_defaults(func=exp6_claims)
-
 
 def aequa_run(args: argparse.Namespace) -> None:
     """Train the ``--run`` runs as `aequa run` does (same seeds, same code), with the contributions of the main
@@ -61,15 +55,3 @@ def aequa_run(args: argparse.Namespace) -> None:
         standalone_files=files or None,
     )
     write_runs(runs, trained)
-
-
-def exp6_claims(args: argparse.Namespace) -> None:
-    """The claims `auctions figure7c` writes, from the same runs and code, without its summary and figure."""
-    from fairshare.papers.auctions import claims as paper_claims
-    from fairshare.papers.auctions.commands import EXP6_COLUMNS
-    from fairshare.papers.auctions.experiment import Settings, exp6_per_round
-    from fairshare.report import write_claims
-    from fairshare.validate import read_runs
-
-    per_round = exp6_per_round(read_runs(args.runs, EXP6_COLUMNS))
-    write_claims(args.claims, paper_claims.claims({"exp6": per_round}, Settings.from_block(section(args, "auctions"))))
