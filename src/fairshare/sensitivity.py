@@ -333,7 +333,7 @@ def register_summary(entries: Sequence[Entry]) -> str:
     """The register in short (README): setting, default, rerun value, why it changed."""
     lines = ["| setting | default | rerun with | why it changed |", "|---|---|---|---|"]
     for e in entries:
-        rerun = f"`{e.rerun_value}`" + (f" ({e.kind})" if e.kind in ("pending", "none") else "")
+        rerun = {"pending": f"`{e.rerun_value}` (pending)", "none": "no rerun needed"}.get(e.kind, f"`{e.rerun_value}`")
         lines.append(f"| `{e.config}` | `{e.default}` | {rerun} | {_cell(e.why)} |")
     return "\n".join(lines) + "\n"
 
