@@ -5,7 +5,8 @@ checkpoints keyed by a settings hash, resume), ``engine`` (local training of a c
 reference and batched executor; evaluation), ``models`` (every architecture, quirks as options), ``slimmable``
 (slimmable layers, switchable batch norm, width control), ``aggregation`` (weighted, uniform, masked averaging).
 The papers' algorithms as round steps: ``mmfl``, ``aequa``, ``aequa_training_time``, ``baselines`` (standalone,
-FedAvg-FT, CGSV, IAFL), ``valuation`` (one model per coalition). docs/engine.md describes the engine's API.
+FedAvg-FT, CGSV, IAFL), ``valuation`` (one model per coalition); ``mmfl_theory`` (closed forms of FedFairMMFL's
+Sec. IV, numpy only). docs/engine.md describes the engine's API.
 """
 
 # the public submodules
@@ -20,6 +21,7 @@ __all__ = [
     "kernels",
     "mmfl",
     "mmfl_policies",
+    "mmfl_theory",
     "models",
     "progress",
     "rounds",

@@ -121,10 +121,10 @@ E2 = _exp("e2", "exp2", ("fedfair", "random", "round_robin"))
 
 
 def test_exp2_matches_beyond_seed_noise():
-    rows = claims._exp2(_curves("e2", _exp2_values(), {"fedfair": QUIET}), E2, 3.0, True, 0.02)
+    rows = claims._exp2(_curves("e2", _exp2_values(), {"fedfair": QUIET}), E2, 3.0, True, 0.02, 0.0)
     assert len(rows) == 9 and all(r.status == "match" for r in rows), [(r.claim, r.interval) for r in rows]
     assert "3 methods" in rows[0].interval and "4 panels" in rows[1].interval
-    assert len(claims._exp2(_curves("e2", _exp2_values()), E2, 3.0, False, 0.02)) == 5  # no Table II rows
+    assert len(claims._exp2(_curves("e2", _exp2_values()), E2, 3.0, False, 0.02, 0.0)) == 5  # no Table II rows
 
 
 def test_exp2_differs_beyond_seed_noise():
@@ -132,13 +132,13 @@ def test_exp2_differs_beyond_seed_noise():
     values["round_robin"] = (
         values["round_robin"][0],
         values["round_robin"][1],
-        lambda r: 0.03 if r == 1 else 0.07 / r if r < 12 else 0.04,
+        lambda r: 0.01 if r == 2 else 0.07 / r if r < 12 else 0.04,
     )
     values["random"] = (lambda r: 0.045 * r, lambda r: 0.08 * r, lambda r: 0.001 if r == 6 else 0.08 / r)
-    rows = claims._exp2(_curves("e2", values, {"fedfair": QUIET}), E2, 3.0, True, 0.02)
+    rows = claims._exp2(_curves("e2", values, {"fedfair": QUIET}), E2, 3.0, True, 0.02, 0.0)
     assert _status(rows, "Variance across tasks falls") == "differs"  # round robin's variance rises at the end
     assert _status(rows, "lower variance across tasks than random") == "differs"  # random is lower at round 6
-    assert _status(rows, "lower variance across tasks than round robin") == "differs"  # and round robin at round 1
+    assert _status(rows, "lower variance across tasks than round robin") == "differs"  # and round robin at round 2
     assert _status(rows, "converges faster than random") == "differs"
     assert _status(rows, "higher final minimum accuracy than random") == "differs"
     assert _status(rows, "comparable with random") == "differs"  # 0.6 vs 0.96 at the last round
@@ -147,7 +147,7 @@ def test_exp2_differs_beyond_seed_noise():
 
 def test_exp2_is_inconclusive_under_seed_noise():
     values = {**_exp2_values(), "fedfair": _exp2_values()["random"]}  # FedFairMMFL = random up to seed noise
-    rows = claims._exp2(_curves("e2", values, {"fedfair": NOISY}), E2, 3.0, True, 0.02)
+    rows = claims._exp2(_curves("e2", values, {"fedfair": NOISY}), E2, 3.0, True, 0.02, 0.0)
     for needle in (
         "lower variance across tasks than random",
         "converges faster than random",
@@ -156,15 +156,31 @@ def test_exp2_is_inconclusive_under_seed_noise():
     ):
         assert _status(rows, needle) == "inconclusive", needle
     flat = {m: (lo, avg, lambda r: 0.01) for m, (lo, avg, _) in _exp2_values().items()}  # no method's variance falls
-    rows = claims._exp2(_curves("e2", flat, {"fedfair": NOISY}), E2, 3.0, False, 0.02)
+    rows = claims._exp2(_curves("e2", flat, {"fedfair": NOISY}), E2, 3.0, False, 0.02, 0.0)
     assert _status(rows, "Variance across tasks falls") == "inconclusive"
 
 
 def test_exp2_single_seed_is_inconclusive():
     one = _curves("e2", _exp2_values())
-    rows = claims._exp2(one[one.seed == 0], E2, 3.0, True, 0.02)
+    rows = claims._exp2(one[one.seed == 0], E2, 3.0, True, 0.02, 0.0)
     assert {r.status for r in rows} == {"inconclusive"}
     assert all("too few seeds" in r.note for r in rows)
+
+
+def test_fig3_checkpoints_skip_round_one_and_rounds_at_chance():
+    frame = _curves("e2", _exp2_values())  # min accuracy 0.03 r (random): every method >= 0.2 from round 7
+    assert claims._checkpoints(frame, 0.0) == [2, 6, 12]  # a twelfth of 12 rounds is round 1: moved to round 2
+    assert claims._checkpoints(frame, 0.2) == [7, 12]  # the models leave chance after the paper's half-way round
+    assert claims._checkpoints(frame, 0.9) == [12]  # never: the last round alone
+
+
+def test_exp2_variance_at_chance_rounds_is_not_compared():
+    values = _exp2_values()
+    values["random"] = (values["random"][0], values["random"][1], lambda r: 0.001 if r < 7 else 0.08 / r)
+    rows = claims._exp2(_curves("e2", values, {"fedfair": QUIET}), E2, 3.0, False, 0.02, 0.0)
+    assert _status(rows, "lower variance across tasks than random") == "differs"  # random lower at rounds 2 and 6
+    rows = claims._exp2(_curves("e2", values, {"fedfair": QUIET}), E2, 3.0, False, 0.02, 0.2)
+    assert "round 2" not in rows[1].reproduced and "round 7" in rows[1].reproduced
 
 
 F4 = _exp("f4", "fig4", ("fedfair", "qffl"))
@@ -222,8 +238,8 @@ def test_exp3_differs_beyond_seed_noise():
 
 def test_exp3_is_inconclusive_under_seed_noise():
     rows = claims._exp3(_exp3_table(0.52, 0.06, 0.5), E3, 3.0)
-    # final: 0.5 +- 0.04 vs random's 0.5 (open); over rounds: 0.27 vs 0.5 (differs): the and/or stays open
-    assert _status(rows, "outperforms random in final minimum accuracy and/or convergence (k20)") == "inconclusive"
+    # final: 0.5 +- 0.04 vs random's 0.5 (open); over rounds: 0.27 vs 0.5 (lower): a loss is not outperforming
+    assert _status(rows, "outperforms random in final minimum accuracy and/or convergence (k20)") == "differs"
     assert _status(rows, "rises with the number of clients") == "inconclusive"
     assert _status(rows, "varies less over seeds") == "inconclusive"
 
@@ -233,14 +249,26 @@ def test_exp3_with_one_client_count_has_no_trend_rows():
     assert {r.status for r in rows[-2:]} == {"not run in this profile"}
 
 
-def test_either_is_the_papers_and_or():
-    yes, no, open_ = v.Verdict(v.MATCH, "a"), v.Verdict(v.DIFFERS, "b"), v.Verdict(v.INCONCLUSIVE, "c", "noise")
-    names = ("final", "speed")
-    assert claims._either(yes, open_, names).status == v.MATCH
-    assert claims._either(no, yes, names).status == v.MATCH
-    assert claims._either(no, no, names).status == v.DIFFERS
-    both = claims._either(no, open_, names)
-    assert both.status == v.INCONCLUSIVE and both.why == "speed: noise"
+def _iv(mean: float, spread: float = 0.01) -> v.Interval:
+    return v.interval(mean + spread * np.array([1.0, -1.0, 0.5, -0.5]))
+
+
+def test_outperforms_needs_one_gain_and_no_loss():
+    assert claims._outperforms(_iv(0.05), _iv(0.0, 0.05)).status == v.MATCH  # a gain, the other open
+    assert claims._outperforms(_iv(0.0, 0.05), _iv(0.05)).status == v.MATCH
+    assert claims._outperforms(_iv(0.05), _iv(-0.05)).status == v.DIFFERS  # a trade-off is not outperforming
+    assert claims._outperforms(_iv(-0.05), _iv(-0.05)).status == v.DIFFERS
+    open_ = claims._outperforms(_iv(0.0, 0.05), _iv(0.0, 0.05))
+    assert open_.status == v.INCONCLUSIVE and "no interval excludes 0" in open_.why
+    assert claims._outperforms(v.interval([0.1]), v.interval([0.1])).why == "too few seeds"
+
+
+def test_outperforms_gives_one_chance_not_two():
+    # per-seed gains whose 95 % interval lies just above 0 but whose 97.5 % (Bonferroni) interval does not
+    gains = v.interval([0.01, 0.03, 0.02, 0.04])
+    assert v.higher(gains).status == v.MATCH and claims._adjusted(gains, 2).low < 0
+    assert claims._outperforms(gains, gains).status == v.INCONCLUSIVE
+    assert "97.5% t (Bonferroni)" in claims._outperforms(gains, gains).evidence
 
 
 EXP4 = _exp("sweep", "exp4", ("random", "fedfair"), alphas=(1.0, 3.0, 10.0))
@@ -274,13 +302,77 @@ def _sweep(shares_of_task2: list[float], noise: np.ndarray, seeds: int = SEEDS) 
     ],
 )
 def test_exp4_claims(shares, noise, seeds, status):
-    rows = claims._exp4(_sweep(shares, noise, seeds), EXP4)
-    assert [r.status for r in rows] == [status, status], [(r.claim, r.interval) for r in rows]
+    runs = _sweep(shares, noise, seeds)
+    rows = claims._exp4(runs, _per_round(runs), EXP4)
+    assert [r.status for r in rows[:2]] == [status, status], [(r.claim, r.interval) for r in rows]
 
 
 def test_exp4_without_random_is_not_run():
-    rows = claims._exp4(_sweep([0.3, 0.45, 0.7], QUIET), _exp("sweep", "exp4", ("fedfair",)))
+    runs = _sweep([0.3, 0.45, 0.7], QUIET)
+    rows = claims._exp4(runs, _per_round(runs), _exp("sweep", "exp4", ("fedfair",)))
+    assert [r.status for r in rows] == ["not run in this profile"] * 3
+    assert [r.claim for r in rows] == [text for text, _ in claims.EXP4_STATEMENTS.values()]
+
+
+def _alpha_curves(values: dict, noise: np.ndarray) -> pd.DataFrame:
+    """FedFairMMFL's across-task rows per alpha: {alpha: (min_acc(r), avg_acc(r), var_acc(r))}, plus seed noise."""
+    frames = []
+    for alpha, curve in values.items():
+        frame = _curves("sweep", {"fedfair": curve}, {"fedfair": noise})
+        frames.append(frame.assign(alpha=alpha))
+    return pd.concat(frames, ignore_index=True)
+
+
+ALPHA3 = {
+    1.0: (lambda r: 0.03 * r, lambda r: 0.05 * r, lambda r: 0.08 / r),
+    3.0: (lambda r: 0.04 * r, lambda r: 0.05 * r, lambda r: 0.05 / r),
+    10.0: (lambda r: 0.04 * r, lambda r: 0.04 * r, lambda r: 0.04 / r),
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "noise", "status"),
+    [
+        ({}, QUIET, "match"),
+        (
+            {10.0: (lambda r: 0.04 * r, lambda r: 0.06 * r, lambda r: 0.04 / r)},
+            QUIET,
+            "differs",
+        ),  # alpha 10 more efficient
+        ({1.0: (lambda r: 0.045 * r, lambda r: 0.05 * r, lambda r: 0.08 / r)}, QUIET, "differs"),  # alpha 1 fairer
+        ({1.0: ALPHA3[3.0], 10.0: ALPHA3[3.0]}, NOISY, "inconclusive"),
+    ],
+)
+def test_alpha3_balances_fairness_and_efficiency(change, noise, status):
+    rows = claims._alpha3(_alpha_curves({**ALPHA3, **change}, noise), EXP4)
+    assert [r.status for r in rows] == [status], [(r.claim, r.interval) for r in rows]
+
+
+def test_alpha3_is_not_run_without_alpha_1_3_and_a_larger_one():
+    rows = claims._alpha3(
+        _alpha_curves(ALPHA3, QUIET), _exp("sweep", "exp4", ("random", "fedfair"), alphas=(1.0, 10.0))
+    )
     assert [r.status for r in rows] == ["not run in this profile"]
+
+
+F4B = _exp("f4b", "fig4", ("fedfair", "qffl"))
+F4B = Experiment(**{**F4B.__dict__, "tasks": ("mnist", "emnist", "fashion_mnist")})
+
+
+@pytest.mark.parametrize(
+    ("qffl_emnist", "noise", "status"),
+    [(0.3, QUIET, "match"), (0.7, QUIET, "differs"), (0.5, NOISY, "inconclusive")],
+)
+def test_fig4b_emnist_converges_slower_under_qffl(qffl_emnist, noise, status):
+    final = {"fedfair": [0.9, 0.5, 0.8], "qffl": [0.9, qffl_emnist, 0.8]}
+    runs = _task_runs("f4b", final, {"fedfair": [3, 3, 3], "qffl": [3, 3, 3]}, {"fedfair": noise})
+    assert claims._fig4b(runs, [F4, F4B], 3.0).status == status
+
+
+def test_fig4b_is_not_run_without_emnist():
+    runs = _task_runs("f4", {"fedfair": [0.9, 0.5, 0.8]}, {"fedfair": [3, 3, 3]})
+    row = claims._fig4b(runs, [F4], 3.0)
+    assert row.status == "not run in this profile" and row.claim == claims.FIG4B[0] and "f4 (a, b, c)" in row.reproduced
 
 
 def test_a_collapsed_run_is_named_in_the_note_of_its_experiments_rows():

@@ -12,6 +12,9 @@ differences lies above/below 0, differ when it lies on the other side, and are i
 fewer than two seeds ran. "The same"/"comparable" use ``comparable_tolerance`` from the config. The ``reproduced``
 column keeps the seed means; the ``interval`` column holds the evidence. A baseline (or a client count, or an alpha
 sweep) the profile did not run gives a "not run in this profile" row.
+
+Exp 2's more-tasks row and Table II's printed cells are in :mod:`claims_exp2`; Sec. IV's theory rows
+(:mod:`claims_theory`) come with ``results["theory"]``, which ``mmfl summarize`` computes.
 """
 
 from __future__ import annotations
@@ -20,9 +23,13 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 
 from fairshare import verdicts as v
+from fairshare.papers.mmfl.claims_exp2 import more_tasks_claim, table2_claims
+from fairshare.papers.mmfl.claims_theory import theory_claims
 from fairshare.papers.mmfl.experiment import Experiment, Settings, final_rounds
 from fairshare.report import Claim
 
@@ -67,9 +74,17 @@ def _shares(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return clients.div(clients.sum(axis=1), axis=0)
 
 
-def _checkpoints(last: int) -> list[int]:
-    """Fig. 3's rounds 10, 60 and 120 of 120, as shares of this run's rounds."""
-    return sorted({max(1, round(last / 12)), max(1, round(last / 2)), last})
+def _checkpoints(frame: pd.DataFrame, learned: float) -> list[int]:
+    """Fig. 3's rounds 10, 60 and 120 of 120 as shares of this run's rounds (a twelfth, a half, the last), the first
+    moved to the first round at or after it, and after round 1 (whose allocation is uniform under every method), at
+    which every method's minimum accuracy across tasks (seed mean) is at least ``learned``: the paper's round 10 compares
+    models that have left chance. Rounds before the first checkpoint are dropped; a run whose models never get there
+    keeps its last round only."""
+    last = int(frame["round"].max())
+    lowest = frame.groupby(["method", "round"]).min_acc.mean().groupby("round").min()
+    start = max(2, round(last / 12))
+    first = next((r for r in sorted(lowest.index) if r >= start and lowest[r] >= learned), last)
+    return sorted({r for r in (first, round(last / 2), last) if r >= first})
 
 
 def _row(artifact: str, claim: str, paper_states: str, reproduced: str, verdict: v.Verdict) -> Claim:
@@ -180,15 +195,17 @@ def _exp1(runs: pd.DataFrame, per_round: pd.DataFrame, exp: Experiment, alpha: f
     return rows
 
 
-def _exp2(per_round: pd.DataFrame, exp: Experiment, alpha: float, table2: bool, tolerance: float) -> list[Claim]:
-    """Experiment 2 (Fig. 3, Table II): variance across tasks falls over Fig. 3's rounds for every method (each
-    method's per-seed variance decreasing from checkpoint to checkpoint, then every method); FedFairMMFL's variance is
+def _exp2(
+    per_round: pd.DataFrame, exp: Experiment, alpha: float, table2: bool, tolerance: float, learned: float
+) -> list[Claim]:
+    """Experiment 2 (Fig. 3, Table II): variance across tasks falls over Fig. 3's rounds (:func:`_checkpoints`) for
+    every method (each method's per-seed variance decreasing from checkpoint to checkpoint, then every method); FedFairMMFL's variance is
     lower than each baseline's in every panel (mean over rounds and each checkpoint, each a paired "lower"); it
     converges faster (paired "higher" minimum accuracy averaged over rounds); for Table II's experiments, a higher
     final minimum accuracy and a final average accuracy comparable within ``tolerance`` (paired equivalence)."""
     art = ARTIFACTS["exp2"]
     frame = _compared(per_round, exp, alpha)
-    checkpoints = _checkpoints(int(frame["round"].max()))
+    checkpoints = _checkpoints(frame, learned)
     at = {r: _seeded(frame[frame["round"] == r], "var_acc") for r in checkpoints}
     methods = list(at[checkpoints[-1]].index)
     falling = {NAMES.get(m, m): v.decreasing({r: _of(at[r], m) for r in checkpoints}) for m in methods}
@@ -282,20 +299,66 @@ def _fig4(per_round: pd.DataFrame, exp: Experiment, alpha: float) -> list[Claim]
     return rows
 
 
-def _either(first: v.Verdict, second: v.Verdict, names: tuple[str, str]) -> v.Verdict:
-    """ "A and/or B", as the paper words Exp 3: match when either comparison matches, differs when both differ,
-    inconclusive otherwise."""
-    pair = (first, second)
-    statuses = [x.status for x in pair]
-    status = v.MATCH if v.MATCH in statuses else (v.DIFFERS if statuses == [v.DIFFERS] * 2 else v.INCONCLUSIVE)
-    evidence = "; ".join(f"{n}: {x.status} {x.evidence}" for n, x in zip(names, pair))
-    why = "; ".join(f"{n}: {x.why}" for n, x in zip(names, pair) if x.status == v.INCONCLUSIVE and x.why)
-    return v.Verdict(status, evidence, why if status == v.INCONCLUSIVE else "")
+FIG4B = (
+    "q-FFL converges more slowly than FedFairMMFL on the EMNIST task (Fig. 4b)",
+    "EMNIST convergence is extremely slow with q-Fel (Fig. 4b: MNIST, CIFAR-10, EMNIST, Fashion-MNIST)",
+)
+
+
+def _fig4b(runs: pd.DataFrame, experiments: list[Experiment], alpha: float) -> Claim:
+    """Fig. 4b: on the first Fig. 4 experiment with an EMNIST task, that task's accuracy averaged over rounds (its
+    convergence) is higher under FedFairMMFL than under q-FFL, paired over seeds; "not run" where no Fig. 4
+    experiment trains EMNIST (a profile's data stand-in for it is named in its config, data.offline_fallback)."""
+    exp = next((e for e in experiments if "emnist" in e.tasks and {FEDFAIR, "qffl"} <= set(e.methods)), None)
+    if exp is None:
+        names = ", ".join(f"{e.name} ({', '.join(e.tasks)})" for e in experiments) or "none"
+        return Claim.statement(
+            paper=PAPER,
+            artifact=ARTIFACTS["fig4"],
+            claim=FIG4B[0],
+            paper_states=FIG4B[1],
+            reproduced=f"no Fig. 4 experiment trains EMNIST with both methods; Fig. 4 experiments: {names}",
+            holds=None,
+        )
+    task = exp.tasks.index("emnist")
+    rows = _compared(runs, exp, alpha)
+    speed = rows[rows.task == task].groupby(["method", "seed"]).accuracy.mean().unstack("seed")
+    f, q = _of(speed, FEDFAIR), _of(speed, "qffl")
+    seen = f"{exp.name} task {task} (emnist) accuracy averaged over rounds, seed mean: FedFairMMFL {f.mean():.4f}, q-FFL {q.mean():.4f}"
+    return _row(ARTIFACTS["fig4"], FIG4B[0], FIG4B[1], seen, v.higher(v.paired(f, q)))
+
+
+def _adjusted(iv: v.Interval, comparisons: int) -> v.Interval:
+    """``iv`` widened to the Bonferroni level for ``comparisons`` intervals read together (95 % family-wise)."""
+    if iv.n < 2:
+        return iv
+    x = np.asarray(iv.values)
+    level = 1 - (1 - v.CONFIDENCE) / comparisons
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    return v.Interval(iv.values, iv.mean, iv.mean - half, iv.mean + half)
+
+
+def _outperforms(final: v.Interval, speed: v.Interval) -> v.Verdict:
+    """Exp 3's "outperforms ..., either achieving a higher minimum accuracy, and/or a faster convergence", with one
+    chance to pass: both paired intervals at the Bonferroni level (97.5 % each), match when at least one lies above 0
+    and neither below 0, differs when one lies below 0 (a loss on either is not outperforming), else inconclusive."""
+    pair = {"final minimum accuracy": _adjusted(final, 2), "averaged over rounds": _adjusted(speed, 2)}
+    above = [n for n, iv in pair.items() if iv.n >= 2 and iv.low > 0]
+    below = [n for n, iv in pair.items() if iv.n >= 2 and iv.high < 0]
+    evidence = "; ".join(f"{n}: {iv.text()}" for n, iv in pair.items()).replace(
+        f"{v.CONFIDENCE:.0%} t", "97.5% t (Bonferroni)"
+    )
+    if below:
+        return v.Verdict(v.DIFFERS, evidence)
+    if above:
+        return v.Verdict(v.MATCH, evidence)
+    few = any(iv.n < 2 for iv in pair.values())
+    return v.Verdict(v.INCONCLUSIVE, evidence, "too few seeds" if few else "seed noise: no interval excludes 0")
 
 
 def _exp3(per_round: pd.DataFrame, experiments: list[Experiment], alpha: float) -> list[Claim]:
     """Experiment 3 (Fig. 5): per client count, FedFairMMFL beats each baseline in final minimum accuracy and/or
-    convergence (:func:`_either` of two paired "higher"s); over the client counts, its final minimum accuracy rises
+    convergence (:func:`_outperforms`: two paired intervals at the Bonferroni level); over the client counts, its final minimum accuracy rises
     (paired by seed index from each K to the next) and its spread over seeds shrinks (a variance ratio below 1 from
     each K to the next). With one client count the two trend rows are not run."""
     art, rows = ARTIFACTS["exp3"], []
@@ -309,10 +372,8 @@ def _exp3(per_round: pd.DataFrame, experiments: list[Experiment], alpha: float) 
             if missing:
                 rows.append(missing)
                 continue
-            verdict = _either(
-                v.higher(v.paired(_of(final, FEDFAIR), _of(final, b))),
-                v.higher(v.paired(_of(speed, FEDFAIR), _of(speed, b))),
-                ("final minimum accuracy", "averaged over rounds"),
+            verdict = _outperforms(
+                v.paired(_of(final, FEDFAIR), _of(final, b)), v.paired(_of(speed, FEDFAIR), _of(speed, b))
             )
             seen = (
                 f"seed means: final minimum accuracy FedFairMMFL {_of(final, FEDFAIR).mean():.4f}, {NAMES[b]} "
@@ -356,26 +417,82 @@ def _exp3(per_round: pd.DataFrame, experiments: list[Experiment], alpha: float) 
     return rows
 
 
-def _exp4(runs: pd.DataFrame, exp: Experiment) -> list[Claim]:
+EXP4_STATEMENTS = {
+    "hardest": (
+        "The hardest task gets more clients as alpha grows, over the whole sweep (Exp 4)",
+        "EMNIST (task 3) is always the hardest task, and therefore gets more clients as alpha increases",
+    ),
+    "one task": (
+        "At the largest alpha most client-rounds go to one task (Exp 4)",
+        "When alpha is too high, most of the resources will be allocated to only one task (Fig. 6 g, h)",
+    ),
+    "alpha 3": (
+        "alpha = 3 is fairer than alpha = 1 and more efficient than the largest alpha (Exp 4)",
+        "alpha = 3 balances the fairness (in terms of the minimum accuracy and variance) and the training efficiency "
+        "(in terms of the average accuracy) in a desirable way",
+    ),
+}
+
+
+def _exp4_missing(exp: Experiment, keys: tuple[str, ...]) -> list[Claim]:
+    reason = f"{exp.name} runs {', '.join(exp.methods)} at alpha {', '.join(f'{a:g}' for a in exp.alphas)}"
+    return [
+        Claim.statement(
+            paper=PAPER,
+            artifact=ARTIFACTS["exp4"],
+            claim=EXP4_STATEMENTS[k][0],
+            paper_states=EXP4_STATEMENTS[k][1],
+            reproduced=reason,
+            holds=None,
+        )
+        for k in keys
+    ]
+
+
+def _alpha3(per_round: pd.DataFrame, exp: Experiment) -> list[Claim]:
+    """Exp 4's "alpha = 3 balances fairness (minimum accuracy, variance) and efficiency (average accuracy)", read
+    against the sweep's two ends: against alpha = 1 (no emphasis on fairness) a higher final minimum accuracy and a
+    lower final variance across tasks; against the largest alpha (most clients to one task) a higher average
+    accuracy averaged over rounds (the training efficiency). Each paired over seeds; all three must hold."""
+    alphas = sorted(exp.alphas)
+    if FEDFAIR not in exp.methods or 1.0 not in alphas or 3.0 not in alphas or alphas[-1] <= 3.0:
+        return _exp4_missing(exp, ("alpha 3",))
+    ours = per_round[(per_round.experiment == exp.name) & (per_round.method == FEDFAIR)]
+    final = final_rounds(ours)
+    top = alphas[-1]
+
+    def at(frame: pd.DataFrame, alpha: float, column: str) -> pd.Series:
+        return frame[frame.alpha == alpha].groupby("seed")[column].mean()
+
+    parts = {
+        "minimum accuracy vs alpha=1": v.higher(v.paired(at(final, 3.0, "min_acc"), at(final, 1.0, "min_acc"))),
+        "variance vs alpha=1": v.lower(v.paired(at(final, 3.0, "var_acc"), at(final, 1.0, "var_acc"))),
+        f"average accuracy over rounds vs alpha={top:g}": v.higher(
+            v.paired(at(ours, 3.0, "avg_acc"), at(ours, top, "avg_acc"))
+        ),
+    }
+    seen = (
+        f"seed means, alpha 1 / 3 / {top:g}: final minimum accuracy "
+        + " / ".join(f"{at(final, a, 'min_acc').mean():.4f}" for a in (1.0, 3.0, top))
+        + "; final variance "
+        + " / ".join(f"{at(final, a, 'var_acc').mean():.4f}" for a in (1.0, 3.0, top))
+        + "; average accuracy over rounds "
+        + " / ".join(f"{at(ours, a, 'avg_acc').mean():.4f}" for a in (1.0, 3.0, top))
+    )
+    text, states = EXP4_STATEMENTS["alpha 3"]
+    return [_row(ARTIFACTS["exp4"], text, states, seen, v.every(parts, "comparisons"))]
+
+
+def _exp4(runs: pd.DataFrame, per_round: pd.DataFrame, exp: Experiment) -> list[Claim]:
     """Experiment 4 (Fig. 6): the hardest task (lowest seed-mean final accuracy under random) gets a larger share of
     client-rounds at each step of the alpha sweep (per-seed shares, each step paired by seed); at the largest alpha
-    most client-rounds go to one task (per seed the largest share minus one half, its t interval above 0). With one
-    seed per alpha (the configs' Exp 4) both rows are inconclusive."""
+    most client-rounds go to one task (per seed the largest share minus one half, its t interval above 0); and
+    :func:`_alpha3`. With one seed per alpha (the paper profile's Exp 4) the rows are inconclusive."""
     art, sweep = ARTIFACTS["exp4"], runs[runs.experiment == exp.name]
     ours = sweep[sweep.method == FEDFAIR]
     alphas = sorted(ours.alpha.unique())
     if "random" not in exp.methods or len(alphas) < 2:
-        reason = f"{exp.name} runs {', '.join(exp.methods)} at alpha {', '.join(f'{a:g}' for a in exp.alphas)}"
-        return [
-            Claim.statement(
-                paper=PAPER,
-                artifact=art,
-                claim="The hardest task gets more clients as alpha grows (Exp 4)",
-                paper_states="EMNIST (task 3) is always the hardest task, and therefore gets more clients as alpha increases",
-                reproduced=reason,
-                holds=None,
-            )
-        ]
+        return _exp4_missing(exp, ("hardest", "one task")) + _alpha3(per_round, exp)
     rand = _last_rows(sweep[sweep.method == "random"])
     hardest = int(rand.groupby(["seed", "task"]).accuracy.mean().unstack("task").mean().idxmin())
     shares = _shares(ours, ["alpha", "seed"])
@@ -383,8 +500,7 @@ def _exp4(runs: pd.DataFrame, exp: Experiment) -> list[Claim]:
     rows = [
         _row(
             art,
-            "The hardest task gets more clients as alpha grows, over the whole sweep (Exp 4)",
-            "EMNIST (task 3) is always the hardest task, and therefore gets more clients as alpha increases",
+            *EXP4_STATEMENTS["hardest"],
             f"hardest task = {hardest} (lowest final accuracy under random, seed mean); its share of client-rounds "
             "(seed mean): " + ", ".join(f"alpha={a:g} {s.mean():.3f}" for a, s in hard.items()),
             v.increasing(hard),
@@ -395,14 +511,13 @@ def _exp4(runs: pd.DataFrame, exp: Experiment) -> list[Claim]:
     rows.append(
         _row(
             art,
-            "At the largest alpha most client-rounds go to one task (Exp 4)",
-            "When alpha is too high, most of the resources will be allocated to only one task (Fig. 6 g, h)",
+            *EXP4_STATEMENTS["one task"],
             f"alpha={alphas[-1]:g}: largest share (seed mean) {largest.mean():.3f} (task "
             f"{', '.join(str(int(t)) for t in sorted(set(top.idxmax(axis=1))))}); interval: largest share - 0.5 per seed",
             v.higher(v.interval(largest - 0.5)),
         )
     )
-    return rows
+    return rows + _alpha3(per_round, exp)
 
 
 def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
@@ -416,15 +531,22 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
         rows += _noting_collapses(_exp1(runs, per_round, exp, alpha, tol), runs, [exp])
     for exp in role["exp2"]:
         rows += _noting_collapses(
-            _exp2(per_round, exp, alpha, exp.name in settings.table2_experiments, tol), runs, [exp]
+            _exp2(per_round, exp, alpha, exp.name in settings.table2_experiments, tol, settings.fig3_learned),
+            runs,
+            [exp],
         )
     for exp in role["fig4"]:
         rows += _noting_collapses(_fig4(per_round, exp, alpha), runs, [exp])
+    rows += _noting_collapses([_fig4b(runs, role["fig4"], alpha)], runs, role["fig4"])
+    if role["exp2"]:
+        rows.append(more_tasks_claim(per_round, role["exp2"], alpha))
+    rows += table2_claims(per_round, settings)
     if role["exp3"]:
         rows += _noting_collapses(_exp3(per_round, role["exp3"], alpha), runs, role["exp3"])
     for exp in role["exp4"]:
-        rows += _noting_collapses(_exp4(runs, exp), runs, [exp])
-    return rows
+        rows += _noting_collapses(_exp4(runs, per_round, exp), runs, [exp])
+    theory = results.get("theory")
+    return (theory_claims(theory) if theory is not None else []) + rows
 
 
 def _collapsed_runs(runs: pd.DataFrame, experiments: list[Experiment]) -> list[str]:

@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> None:
 
 def summarize(args: argparse.Namespace) -> None:
     from fairshare.papers.mmfl.claims import claims
+    from fairshare.papers.mmfl.claims_theory import theory_results
     from fairshare.papers.mmfl.experiment import Settings, summaries, table2_markdown
     from fairshare.report import write_claims
 
@@ -129,7 +130,8 @@ def summarize(args: argparse.Namespace) -> None:
     write_csv(args.table2, tables["table2"])
     write_text(args.table2_md, table2_markdown(tables["table2"]))
     write_csv(args.rounds_to_threshold, tables["rounds_to_threshold"])
-    write_claims(args.claims, claims({"runs": runs, "across_tasks": tables["across_tasks"]}, settings))
+    results = {"runs": runs, "across_tasks": tables["across_tasks"], "theory": theory_results()}
+    write_claims(args.claims, claims(results, settings))
 
 
 def figures(args: argparse.Namespace) -> None:

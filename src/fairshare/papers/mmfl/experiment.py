@@ -180,6 +180,9 @@ class Settings:
     per_task_experiment: str
     alpha_sweep_experiment: str
     comparable_tolerance: float  # accuracy gap read as "comparable" / "the same" in the claims
+    table2_printed: tuple[str, ...]  # experiments run at Table II's setting: compared with its printed cells
+    printed_tolerance: float  # a Table II cell "reproduced" when the per-seed values are within this of it
+    fig3_learned: float  # a Fig. 3 checkpoint needs every method's minimum accuracy (seed mean) at least this
 
     @classmethod
     def from_block(cls, block: Mapping[str, Any]) -> Settings:
@@ -208,6 +211,9 @@ class Settings:
             per_task_experiment=block["per_task_experiment"],
             alpha_sweep_experiment=block["alpha_sweep_experiment"],
             comparable_tolerance=block["comparable_tolerance"],
+            table2_printed=tuple(block["table2_printed"]),
+            printed_tolerance=block["printed_tolerance"],
+            fig3_learned=block["fig3_learned"],
         )
 
     def experiment(self, name: str) -> Experiment:
