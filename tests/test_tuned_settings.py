@@ -61,10 +61,12 @@ def test_a_profile_that_overrides_the_setting_runs_no_rerun():
     assert not tuned.applies(entries["aequa_synthetic_features"], TEST)  # no synthetic Aequa task there
     assert not tuned.applies(entries["mmfl_fidelity"], DEFAULT)  # pending
     assert not tuned.applies(entries["auctions_nearly_same_tolerance"], DEFAULT)  # decides nothing: no rerun
-    # a pending entry's rows say so where the profile keeps the tuned value (or the setting is not a key yet)
+    # a pending entry's rows say so where the profile keeps the tuned value
     assert tuned.pending_here(entries["mmfl_fidelity"], DEFAULT)
     faithful = {**DEFAULT, "mmfl": {**DEFAULT["mmfl"], "fidelity": "faithful"}}
     assert not tuned.pending_here(entries["mmfl_fidelity"], faithful)
+    assert tuned.pending_here(entries["mmfl_exp1_active_rate"], TEST)  # the test profile's exp1 keeps 0.5
+    assert not tuned.pending_here(entries["mmfl_exp3_active_rate"], TEST)  # it has no fifth experiment
     assert all(tuned.applies(e, DEFAULT) for e in entries.values() if e.kind not in ("pending", "none"))
 
 

@@ -170,14 +170,14 @@ def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
 
 
 def pending_here(entry: Entry, config: Mapping[str, Any]) -> bool:
-    """Whether a pending entry's rows say "rerun pending" in this profile: it keeps the tuned value, or the setting
-    is not a config key yet (the tuned behaviour is then built in)."""
+    """Whether a pending entry's rows say "rerun pending" in this profile: it holds the tuned value (a profile
+    without the key, e.g. fewer multi-model FL experiments, does not)."""
     if entry.kind != "pending":
         return False
     try:
         return lookup(config, entry.config) == entry.default
     except KeyError:
-        return True
+        return False
 
 
 _RUN = re.compile(r"results/aequa/runs/(?P<dataset>[^/]+)/(?P<partition>[^/]+)/(?P<method>[^/]+)/seed\d+\.json$")
