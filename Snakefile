@@ -20,6 +20,8 @@ include: "workflow/rules/mmfl.smk"
 include: "workflow/rules/auctions.smk"
 include: "workflow/rules/aequa.smk"
 include: "workflow/rules/aequa_extensions.smk"
+# Reruns of the claims each tuned setting affects (workflow/tuned_settings.yaml), for the scorecard.
+include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/report.smk"
 
 

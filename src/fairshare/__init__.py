@@ -32,6 +32,7 @@ __all__ = [
     "report",
     "resources",
     "seeding",
+    "sensitivity",
     "validate",
     "verdicts",
 ]

@@ -18,6 +18,7 @@ from fairshare.verdicts import Verdict
 
 __all__ = [
     "CLAIM_COLUMNS",
+    "SCORECARD_ONLY",
     "Claim",
     "KINDS",
     "NOT_RUN_HERE",
@@ -51,6 +52,9 @@ STATUSES = ("match", "within tolerance", "differs", "inconclusive", "not run in 
 SMOKE = "smoke: plumbing only"
 # interval: for a comparison of training results, the effect with its interval over seeds (fairshare.verdicts).
 CLAIM_COLUMNS = ["paper", "artifact", "claim", "kind", "paper_states", "reproduced", "status", "note", "interval"]
+# The scorecard's own columns after CLAIM_COLUMNS: sensitivity, the verdict of an affected row when a tuned setting is
+# put back to its paper's (or untuned) value (fairshare.sensitivity; empty on the other rows).
+SCORECARD_ONLY = ["sensitivity"]
 
 
 def _constructor(kind: str, doc: str) -> Callable[..., Claim]:
@@ -306,8 +310,9 @@ def to_markdown(card: pd.DataFrame, summary: dict, profile: str) -> str:
     lines.append("|---|" + "---|" * len(STATUSES))
     for paper, counts in summary["papers"].items():
         lines.append(f"| {paper} | " + " | ".join(str(counts[s]) for s in STATUSES) + " |")
-    lines += ["", "| " + " | ".join(CLAIM_COLUMNS) + " |", "|" + "---|" * len(CLAIM_COLUMNS)]
-    for row in card[CLAIM_COLUMNS].itertuples(index=False):
+    columns = [*CLAIM_COLUMNS, *(c for c in SCORECARD_ONLY if c in card.columns)]
+    lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in card[columns].itertuples(index=False):
         cells = [str(v).replace("|", "\\|").replace("\n", " ") for v in row]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -125,7 +125,8 @@ def _verdict(entry: dict, rows: list[dict[str, str]]) -> list[str]:
         "",
     ]
     for r in rows:
-        lines.append(f"- **{r['status']}**: {_rst_text(r['artifact'])}: {_rst_text(r['claim'])}")
+        tuned = f" (sensitivity: {_rst_text(r['sensitivity'])})" if r.get("sensitivity") else ""
+        lines.append(f"- **{r['status']}**: {_rst_text(r['artifact'])}: {_rst_text(r['claim'])}{tuned}")
     return lines
 
 

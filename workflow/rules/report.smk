@@ -70,6 +70,9 @@ rule scorecard:
         claims_check=[check_file(p) for p in claims_files()],
         report_items=report_items(),
         reasons="workflow/known_reasons.yaml",
+        register="workflow/tuned_settings.yaml",
+        sensitivity=list(SENSITIVITY_CLAIMS.values()),
+        sensitivity_check=[check_file(p) for p in SENSITIVITY_CLAIMS.values()],
     output:
         csv=report("results/scorecard.csv", category="0 scorecard", labels={"table": "scorecard (CSV)"}),
         md="results/scorecard.md",
@@ -80,10 +83,13 @@ rule scorecard:
         "logs/report/scorecard.log",
     params:
         cfg=lambda w: cfg_json("profile", "smoke"),
+        sensitivity=" ".join(f"{i}={p}" for i, p in SENSITIVITY_CLAIMS.items()),
+        pending=" ".join(SENSITIVITY_PENDING),
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
         " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --verdicts {output.verdicts}"
-        " --reasons {input.reasons}"
+        " --reasons {input.reasons} --register {input.register} --sensitivity {params.sensitivity}"
+        " --pending {params.pending}"
         " --cfg {params.cfg} > {log} 2>&1"
 
 

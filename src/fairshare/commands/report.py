@@ -24,6 +24,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paper-metrics", nargs="*", default=[], help="DVC metrics per paper: <dir>/<paper>.json each")
     p.add_argument("--verdicts", help="this profile's column of the verdict table (CSV)")
     p.add_argument("--reasons", help="known reasons of rows that do not match (YAML list: paper, claim, reason)")
+    p.add_argument("--register", help="the tuned-settings register (workflow/tuned_settings.yaml)")
+    p.add_argument(
+        "--sensitivity",
+        nargs="*",
+        default=[],
+        metavar="ID=CSV",
+        help="a register entry and its rerun's claims CSV: the `sensitivity` column (needs --register)",
+    )
+    p.add_argument("--pending", nargs="*", default=[], help="register entries whose rows read 'rerun pending' here")
     cfg_argument(p)
     p.set_defaults(func=scorecard)
 
@@ -64,6 +73,8 @@ def scorecard(args: argparse.Namespace) -> None:
         import yaml
 
         card = report.with_reasons(card, yaml.safe_load(Path(args.reasons).read_text()) or [])
+    if args.register:
+        card = _with_sensitivity(card, args.register, args.sensitivity, args.pending)
     if section(args, "smoke"):
         card = report.mark_smoke(card)
     summary = report.summarize(card)
@@ -76,6 +87,22 @@ def scorecard(args: argparse.Namespace) -> None:
     for path in args.paper_metrics:
         paper = Path(path).stem
         write_json(path, summary["papers"].get(paper, {s: 0 for s in report.STATUSES}))
+
+
+def _with_sensitivity(card, register: str, specs: list[str], pending: list[str]):
+    """``card`` with the `sensitivity` column from the register and each rerun's claims (fairshare.sensitivity)."""
+    from fairshare import sensitivity
+
+    reruns = {}
+    for spec in specs:
+        entry, sep, path = spec.partition("=")
+        if not sep or not entry or not path:
+            raise CommandError(f"scorecard: --sensitivity {spec!r} is not ID=CSV")
+        reruns[entry] = report.read_claims(path)
+    try:
+        return sensitivity.with_sensitivity(card, sensitivity.load_register(register), reruns, pending)
+    except sensitivity.RegisterError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def verdict_table(args: argparse.Namespace) -> None:

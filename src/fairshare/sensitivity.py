@@ -1,0 +1,364 @@
+"""The tuned-settings register and the scorecard's ``sensitivity`` column (issue 28, "What to build" item 4).
+
+``workflow/tuned_settings.yaml`` lists every default chosen after seeing a result: its config path, the tuned value,
+the paper's value and why it changed, the scorecard rows it affects and the rerun that checks them with another value
+(workflow/rules/sensitivity.smk, writing under ``results/sensitivity/<id>/``). :func:`with_sensitivity` then puts
+that rerun's verdict beside each affected row's own status. :func:`register_table` renders the register for
+docs/tuned_settings.md and the README (``python -m fairshare.sensitivity`` rewrites both).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "REGISTER",
+    "Entry",
+    "RegisterError",
+    "aequa_commands",
+    "aequa_job",
+    "aequa_outputs",
+    "aequa_rerun",
+    "applies",
+    "load_register",
+    "lookup",
+    "overridden",
+    "pending_here",
+    "register_summary",
+    "register_table",
+    "rerun_blocks",
+    "rerun_inputs",
+    "replace_between",
+    "with_sensitivity",
+]
+
+REPO = Path(__file__).resolve().parents[2]
+REGISTER = REPO / "workflow" / "tuned_settings.yaml"
+SCHEMA = REPO / "workflow" / "schemas" / "tuned_settings.schema.yaml"
+ROW_KEY = ["paper", "artifact", "claim"]
+
+
+class RegisterError(ValueError):
+    """A register entry that does not fit the schema or the config: one line naming the entry."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One tuned setting (the fields of workflow/schemas/tuned_settings.schema.yaml)."""
+
+    id: str
+    config: str
+    default: Any
+    paper_value: str
+    rerun_value: Any
+    rerun_source: str
+    why: str
+    rows: tuple[dict, ...]
+    rerun: dict
+
+    @property
+    def kind(self) -> str:
+        return self.rerun["kind"]
+
+    @property
+    def label(self) -> str:
+        """How the sensitivity column names the rerun, e.g. ``aequa.p_min.digits=0.1``; a rerun limited to some
+        partitions says so (the other settings keep the default there)."""
+        scope = self.rerun.get("partitions")
+        only = f" ({', '.join(self.rerun['datasets'])} {', '.join(scope)} only)" if scope else ""
+        return f"{self.config}={self.rerun_value}{only}"
+
+    def affects(self, paper: str, artifact: str, claim: str) -> bool:
+        """Whether a scorecard row matches one of the entry's ``rows`` patterns."""
+        return any(
+            fnmatchcase(paper, r["paper"]) and fnmatchcase(artifact, r["artifact"]) and fnmatchcase(claim, r["claim"])
+            for r in self.rows
+        )
+
+
+def _child(node: Any, key: str, path: str) -> Any:
+    """``node[key]``: a mapping's key, or a list's index written as digits (``mmfl.experiments.0.active_rate``)."""
+    if isinstance(node, Mapping) and key in node:
+        return node[key]
+    if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        return node[int(key)]
+    raise KeyError(path)
+
+
+def lookup(config: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted ``path`` of ``config``; KeyError naming the path when a key is missing."""
+    node: Any = config
+    for key in path.split("."):
+        node = _child(node, key, path)
+    return node
+
+
+def overridden(config: Mapping[str, Any], path: str, value: Any) -> dict:
+    """A deep copy of ``config`` with ``value`` at the (existing) dotted ``path``."""
+    out = copy.deepcopy(dict(config))
+    *parents, last = path.split(".")
+    lookup(out, path)
+    node: Any = out
+    for key in parents:
+        node = _child(node, key, path)
+    node[int(last) if isinstance(node, list) else last] = value
+    return out
+
+
+def _validate(data: Any, source: str) -> None:
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load(SCHEMA.read_text())
+    error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(data))
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path) or "<top level>"
+        raise RegisterError(f"{source}: {where}: {error.message}")
+
+
+def load_register(path: str | Path = REGISTER, config: Mapping[str, Any] | None = None) -> list[Entry]:
+    """The register's entries, checked against its schema and (with ``config``) against the config: every entry
+    whose rerun is not pending must name a config path that exists (a profile may hold another value there: it then
+    runs no rerun, :func:`applies`)."""
+    import yaml
+
+    data = yaml.safe_load(Path(path).read_text()) or []
+    _validate(data, str(path))
+    entries = [Entry(**{**e, "rows": tuple(e["rows"])}) for e in data]
+    seen = [e.id for e in entries]
+    duplicates = sorted({i for i in seen if seen.count(i) > 1})
+    if duplicates:
+        raise RegisterError(f"{path}: duplicate ids {duplicates}")
+    for entry in entries if config is not None else ():
+        if entry.kind == "pending":
+            continue
+        try:
+            lookup(config, entry.config)
+        except KeyError:
+            raise RegisterError(
+                f"tuned setting '{entry.id}': config path '{entry.config}' does not exist in the config"
+            ) from None
+    return entries
+
+
+def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
+    """Whether this profile runs ``entry``'s rerun: it has one (not pending or none), the profile keeps the tuned
+    value, and (Aequa) it trains the datasets and partitions the rerun names."""
+    if entry.kind in ("pending", "none"):
+        return False
+    try:
+        if lookup(config, entry.config) != entry.default:
+            return False
+    except KeyError:
+        return False
+    if entry.kind == "aequa":
+        block = config["aequa"]
+        partitions = {p["name"] for p in block["partitions"]}
+        return (
+            set(entry.rerun["datasets"]) <= set(block["datasets"])
+            and set(entry.rerun.get("partitions", partitions)) <= partitions
+        )
+    return True
+
+
+def pending_here(entry: Entry, config: Mapping[str, Any]) -> bool:
+    """Whether a pending entry's rows say "rerun pending" in this profile: it holds the tuned value (a profile
+    without the key, e.g. fewer multi-model FL experiments, does not)."""
+    if entry.kind != "pending":
+        return False
+    try:
+        return lookup(config, entry.config) == entry.default
+    except KeyError:
+        return False
+
+
+_RUN = re.compile(r"results/aequa/runs/(?P<dataset>[^/]+)/(?P<partition>[^/]+)/(?P<method>[^/]+)/seed\d+\.json$")
+
+
+def aequa_rerun(entry: Entry, main_runs: Sequence[str], root: str) -> list[tuple[str, str]]:
+    """``(main run, rerun)`` path pairs of the main experiments' runs ``entry`` retrains (its datasets, partitions
+    and methods), the rerun under ``root``/aequa/runs/ with the main run's layout; none for a claims-only setting
+    (kind ``aequa_claims``)."""
+    if entry.kind == "aequa_claims":
+        return []  # claims-only setting: the main runs as they are
+    pairs = []
+    for path in main_runs:
+        found = _RUN.search(path)
+        if found is None:
+            raise RegisterError(f"not a main Aequa run file: {path}")
+        r = entry.rerun
+        if (
+            found["dataset"] in r["datasets"]
+            and found["partition"] in r.get("partitions", [found["partition"]])
+            and found["method"] in r["methods"]
+        ):
+            pairs.append((path, f"{root}/aequa/runs/{path.split('results/aequa/runs/', 1)[1]}"))
+    return pairs
+
+
+def rerun_blocks(config: Mapping[str, Any], entry: Entry, *keys: str) -> dict:
+    """The config blocks ``keys`` with ``entry``'s setting at its rerun value (for a rerun's ``--cfg``)."""
+    changed = overridden(config, entry.config, entry.rerun_value)
+    return {k: changed[k] for k in keys}
+
+
+def aequa_commands(
+    pairs: Sequence[tuple[str, str]], dataset_files: Mapping[str, str], train_cfg: str, checkpoints: str
+) -> list[str]:
+    """`sensitivity aequa-run ...` per (dataset, partition) of the reruns ``pairs`` (:func:`aequa_rerun`): the
+    main run's standalone files give the contributions unless standalone itself is retrained."""
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for main, new in pairs:
+        found = _RUN.search(main)
+        groups.setdefault((found["dataset"], found["partition"]), []).append((main, new))
+    commands = []
+    for (dataset, partition), members in groups.items():
+        retrain_standalone = any(_RUN.search(m)["method"] == "standalone" for m, _ in members)
+        args = [f"sensitivity aequa-run --dataset {dataset} --dataset-file {dataset_files[dataset]}"]
+        args.append(f"--partition {partition}")
+        seeds = []
+        for main, new in members:
+            seed = re.search(r"seed(\d+)\.json$", main)[1]
+            seeds.append(seed)
+            method = _RUN.search(main)["method"]
+            checkpoint = f"{checkpoints}/{new.removeprefix('results/').removesuffix('.json')}.pt"
+            args.append(f"--run {seed} {method} {new} {checkpoint}")
+        if not retrain_standalone:
+            args += [
+                f"--standalone {seed} results/aequa/runs/{dataset}/{partition}/standalone/seed{seed}.json"
+                for seed in dict.fromkeys(seeds)
+            ]
+        args.append(f"--cfg {train_cfg}")
+        commands.append(" ".join(args))
+    return commands
+
+
+def aequa_outputs(root: str, pairs: Sequence[tuple[str, str]], tables: Sequence[str]) -> list[str]:
+    """Every file an Aequa rerun writes under ``root``: its runs, then the main experiments' tables and claims."""
+    files = [new for _, new in pairs] + [f"{root}/aequa/{t}.{x}" for t in tables for x in ("csv", "md")]
+    return files + [f"{root}/aequa/{name}" for name in ("summary.csv", "per_client.csv", "width_curves.csv")]
+
+
+def aequa_job(
+    root: str,
+    pairs: Sequence[tuple[str, str]],
+    main_runs: Sequence[str],
+    tables: Sequence[str],
+    summary_cfg: str,
+    train: Sequence[str],
+) -> list[str]:
+    """The commands of one Aequa rerun: ``train`` (:func:`aequa_commands`), then `aequa summarize` of the main runs
+    with the rerun ones in their place, writing under ``root``/aequa/ with the main run's config (so every row keeps
+    its text, hence its id)."""
+    out = f"{root}/aequa"
+    summarize = [
+        "aequa summarize",
+        *rerun_inputs(pairs, main_runs),
+        f"--summary {out}/summary.csv --per-client {out}/per_client.csv --curves {out}/width_curves.csv",
+        f"--claims {out}/claims.csv",
+        *(f"--{t} {out}/{t}.csv {out}/{t}.md" for t in tables),
+        f"--cfg {summary_cfg}",
+    ]
+    return [*train, " ".join(summarize)]
+
+
+def rerun_inputs(pairs: Sequence[tuple[str, str]], main_runs: Sequence[str]) -> list[str]:
+    """The summary's inputs of a rerun: the main runs, each rerun one replaced (same order)."""
+    new = dict(pairs)
+    return [new.get(path, path) for path in main_runs]
+
+
+def _verdict(entry: Entry, rerun: pd.DataFrame | None, key: tuple[str, str, str], pending: Sequence[str]) -> str:
+    if entry.kind == "pending":
+        return f"{entry.label}: rerun pending" if entry.id in pending else ""
+    if rerun is None:
+        return ""
+    hit = rerun[(rerun["paper"] == key[0]) & (rerun["artifact"] == key[1]) & (rerun["claim"] == key[2])]
+    return f"{entry.label}: {hit['status'].iloc[0]}" if len(hit) else f"{entry.label}: not rerun"
+
+
+def with_sensitivity(
+    card: pd.DataFrame,
+    entries: Sequence[Entry],
+    reruns: Mapping[str, pd.DataFrame],
+    pending: Sequence[str] = (),
+) -> pd.DataFrame:
+    """``card`` with a ``sensitivity`` column: on each row an entry affects, the rerun's status of the same row (by
+    paper, artifact, claim), e.g. "aequa.p_min.digits=0.1: differs", or "not rerun" when the rerun's claims lack
+    the row; the ``pending`` entries (:func:`pending_here`) say "rerun pending"; rows no entry affects, and entries
+    this profile does not rerun (absent from ``reruns``), leave it empty. Several entries: "; "."""
+    unknown = sorted(set(reruns) - {e.id for e in entries})
+    if unknown:
+        raise RegisterError(f"reruns {unknown} have no register entry")
+    column = []
+    for key in card[ROW_KEY].itertuples(index=False):
+        texts = [_verdict(e, reruns.get(e.id), tuple(key), pending) for e in entries if e.affects(*key)]
+        column.append("; ".join(t for t in texts if t))
+    return card.assign(sensitivity=column)
+
+
+def _cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def register_table(entries: Sequence[Entry]) -> str:
+    """The register as one Markdown table (docs/tuned_settings.md, README)."""
+    lines = [
+        "| id | setting | default | paper / authors' value | rerun with | why it changed | rows | rerun |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for e in entries:
+        rows = "<br>".join(f"`{r['paper']}` / `{r['artifact']}` / `{r['claim']}`" for r in e.rows)
+        r = e.rerun
+        rerun = r["kind"] if r["kind"] != "aequa" else f"aequa: {', '.join(r['methods'])} on {', '.join(r['datasets'])}"
+        if "partitions" in r:
+            rerun += f" ({', '.join(r['partitions'])})"
+        if r["kind"] in ("pending", "none"):
+            rerun = f"{r['kind']}: {r['reason']}"
+        cells = [f"`{e.id}`", f"`{e.config}`", f"`{e.default}`", e.paper_value]
+        cells += [f"`{e.rerun_value}` ({e.rerun_source})", e.why, rows, rerun]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def register_summary(entries: Sequence[Entry]) -> str:
+    """The register in short (README): setting, default, rerun value, why it changed."""
+    lines = ["| setting | default | rerun with | why it changed |", "|---|---|---|---|"]
+    for e in entries:
+        rerun = {"pending": f"`{e.rerun_value}` (pending)", "none": "no rerun needed"}.get(e.kind, f"`{e.rerun_value}`")
+        lines.append(f"| `{e.config}` | `{e.default}` | {rerun} | {_cell(e.why)} |")
+    return "\n".join(lines) + "\n"
+
+
+def replace_between(text: str, start: str, end: str, body: str) -> str:
+    """``text`` with what lies between the ``start`` and ``end`` markers replaced by ``body``."""
+    head, found, rest = text.partition(start)
+    if not found or end not in rest:
+        raise RegisterError(f"markers {start} ... {end} not found")
+    return f"{head}{start}\n{body}{end}{rest.partition(end)[2]}"
+
+
+#: Where the register is rendered: file -> (start marker, end marker, renderer).
+MARKERS = {
+    REPO / "docs" / "tuned_settings.md": ("<!-- register:start -->", "<!-- register:end -->", register_table),
+    REPO / "README.md": ("<!-- tuned-settings:start -->", "<!-- tuned-settings:end -->", register_summary),
+}
+
+
+def main() -> None:
+    """Rewrite the register's table in docs/tuned_settings.md and README.md from workflow/tuned_settings.yaml."""
+    entries = load_register()
+    for path, (start, end, render) in MARKERS.items():
+        path.write_text(replace_between(path.read_text(), start, end, render(entries)))
+
+
+if __name__ == "__main__":
+    main()

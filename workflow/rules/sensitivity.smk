@@ -1,0 +1,118 @@
+# Sensitivity reruns (issue 28): each entry of the tuned-settings register (workflow/tuned_settings.yaml) that this
+# profile runs (fairshare.sensitivity.applies) recomputes the claims its setting affects with the setting's rerun
+# value, under results/sensitivity/<id>/ only: it retrains just the runs the setting changes (Aequa) and reuses the
+# main run's other results and data files; the scorecard puts its verdicts in the `sensitivity` column.
+from fairshare import sensitivity as tuned  # noqa: E402
+from fairshare.config import load_config  # noqa: E402
+
+# Every path the register names must exist in config/config.yaml (other profiles may replace a block, e.g. a per-dataset
+# p_min by one number: that profile then runs no rerun for it).
+try:
+    TUNED = tuned.load_register(
+        Path(workflow.basedir, "workflow", "tuned_settings.yaml"),
+        config=load_config(Path(workflow.basedir, "config", "config.yaml")),
+    )
+except (tuned.RegisterError, ConfigError) as _err:
+    sys.exit(f"workflow/tuned_settings.yaml: {_err}")
+SENSITIVITY_ROOT = "results/sensitivity"
+SENSITIVITY_CLAIMS = {}  # entry id -> its rerun's claims CSV, read by rule scorecard
+SENSITIVITY_PENDING = [e.id for e in TUNED if tuned.pending_here(e, config)]  # rows read "rerun pending"
+
+
+SENSITIVITY_RUN = [e for e in TUNED if tuned.applies(e, config)]
+# The Aequa reruns: (main run, rerun) pairs of the runs each retrains (none for a setting only the claims read).
+SENSITIVITY_AEQUA = {
+    e.id: tuned.aequa_rerun(e, AEQUA_RUNS, f"{SENSITIVITY_ROOT}/{e.id}")
+    for e in SENSITIVITY_RUN
+    if e.kind in ("aequa", "aequa_claims")
+}
+SENSITIVITY_CLAIMS.update({i: f"{SENSITIVITY_ROOT}/{i}/aequa/claims.csv" for i in SENSITIVITY_AEQUA})
+
+if SENSITIVITY_AEQUA:
+
+    rule sensitivity_aequa:
+        """Every Aequa rerun of this profile in one process (torch starts once): each retrains the runs its setting
+        changes with the rerun value (the main run's standalone runs give the contributions unless standalone is
+        retrained), then builds the main experiments' tables and claims from those runs and the main run's others.
+        """
+        input:
+            runs=AEQUA_RUNS,
+            data=sorted(
+                {
+                    dataset_file(d)
+                    for e in SENSITIVITY_RUN
+                    if e.id in SENSITIVITY_AEQUA
+                    for d in e.rerun.get("datasets", [])
+                }
+            ),
+        output:
+            files=[
+                f
+                for i, pairs in SENSITIVITY_AEQUA.items()
+                for f in tuned.aequa_outputs(f"{SENSITIVITY_ROOT}/{i}", pairs, AEQUA_TABLES)
+            ],
+            claims=list(SENSITIVITY_CLAIMS[i] for i in SENSITIVITY_AEQUA),
+            claims_check=[check_file(SENSITIVITY_CLAIMS[i]) for i in SENSITIVITY_AEQUA],
+        log:
+            "logs/sensitivity/aequa.log",
+        resources:
+            gpu=GPU if any(SENSITIVITY_AEQUA.values()) else 0,  # a training rule when it retrains (see common.smk)
+        params:
+            commands=lambda w: " + ".join(
+                command
+                for e in SENSITIVITY_RUN
+                if e.id in SENSITIVITY_AEQUA
+                for command in tuned.aequa_job(
+                    f"{SENSITIVITY_ROOT}/{e.id}",
+                    SENSITIVITY_AEQUA[e.id],
+                    AEQUA_RUNS,
+                    AEQUA_TABLES,
+                    # the main run's config (every row keeps its text), or the rerun value's for a claims-only setting
+                    (
+                        cfg_json("seed", "aequa")
+                        if e.kind == "aequa"
+                        else cfg_file({"seed": config["seed"], **tuned.rerun_blocks(config, e, "aequa")})
+                    ),
+                    tuned.aequa_commands(
+                        SENSITIVITY_AEQUA[e.id],
+                        {d: dataset_file(d) for d in e.rerun.get("datasets", [])},
+                        cfg_file(
+                            {
+                                "seed": config["seed"],
+                                "device": config["device"],
+                                **tuned.rerun_blocks(config, e, "aequa"),
+                            }
+                        ),
+                        CHECKPOINTS,
+                    ),
+                )
+            ),
+        shell:
+            "fairshare {params.commands} > {log} 2>&1"
+
+
+for _entry in SENSITIVITY_RUN:
+    _root = f"{SENSITIVITY_ROOT}/{_entry.id}"
+    if _entry.kind == "auctions_exp5":
+        SENSITIVITY_CLAIMS[_entry.id] = f"{_root}/auctions/claims.csv"
+
+        rule:
+            """Experiment 5 with a tuned setting at its rerun value, and Section V's claims from it (the main run's
+            truthfulness and Corollary 10 results, which the setting does not change): one process."""
+            name:
+                f"sensitivity_{_entry.id}"
+            input:
+                truthfulness=f"{AU_RESULTS}/truthfulness.csv",
+                corollary10=f"{AU_RESULTS}/corollary10.csv",
+            output:
+                exp5=f"{_root}/auctions/exp5.csv",
+                claims=f"{_root}/auctions/claims.csv",
+                claims_check=check_file(f"{_root}/auctions/claims.csv"),
+            log:
+                f"logs/sensitivity/{_entry.id}.log",
+            params:
+                cfg=lambda w, e=_entry: cfg_file({"seed": config["seed"], **tuned.rerun_blocks(config, e, "auctions")}),
+            shell:
+                "fairshare auctions exp5 --output {output.exp5} --cfg {params.cfg} +"
+                " auctions claims --exp5 {output.exp5} --truthfulness {input.truthfulness}"
+                " --corollary10 {input.corollary10} --output {output.claims} --cfg {params.cfg} > {log} 2>&1"
