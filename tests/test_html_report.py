@@ -1,14 +1,17 @@
 """The HTML report is byte-identical for the same config and results: Snakemake's embedded job times are dropped
-(issue 27). Two real reports of a tiny workflow, its job rerun in between, are compared."""
+(issue 27). Two real reports of a tiny workflow, its job rerun in between, are compared. Each report item's rule is
+the one that made its artifact, not the job that copied it into the report."""
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from fairshare.cli import main
-from fairshare.html_report import TIMED_CHARTS, stabilise, stable
+from fairshare.html_report import TIMED_CHARTS, credited, stabilise, stable
 
 SNAKEFILE = """
 rule all:
@@ -18,6 +21,27 @@ rule make:
     output: report("out.txt", category="tiny")
     shell: "sleep 0.2; echo same > {output}"
 """
+
+# A report item copied by another rule, as rule report_items copies the pipeline's figures; its label names the maker.
+COPIED = """
+rule all:
+    input: "copy.txt"
+
+rule make:
+    output: "out.txt"
+    shell: "echo made > {output}"
+
+rule copy:
+    input: "out.txt"
+    output: report("copy.txt", category="tiny", labels={"made by": "rule MAKER"})
+    params: spec="copy-spec.json"
+    shell: "cp {input} {output}"
+"""
+
+
+def _rule_of(html: str, item: str) -> dict:
+    results = json.loads(re.search(r"var results = (\{.*\});\n", html).group(1))
+    return results[item]["job_properties"]
 
 
 def _snakemake(wd: Path, *args: str) -> None:
@@ -52,3 +76,23 @@ def test_a_report_without_the_charts_is_refused_in_one_line(tmp_path, capsys):
     assert main(["report", "stable-html", str(page)]) != 0
     err = capsys.readouterr().err.strip()
     assert "runtimes_spec" in err and "\n" not in err and "Traceback" not in err
+
+
+def test_a_copied_item_is_credited_to_the_rule_that_made_it(tmp_path):
+    (tmp_path / "Snakefile").write_text(COPIED.replace("MAKER", "make"))
+    _snakemake(tmp_path)
+    _snakemake(tmp_path, "--report", "report.html")
+    html = (tmp_path / "report.html").read_text()
+    assert _rule_of(html, "copy.txt")["rule"] == "copy"  # Snakemake names the copy job
+    assert _rule_of(credited(html), "copy.txt") == {"rule": "make", "wildcards": {}, "params": {}}
+    stabilise(tmp_path / "report.html")
+    assert _rule_of((tmp_path / "report.html").read_text(), "copy.txt")["rule"] == "make"
+
+
+def test_a_label_naming_a_rule_the_report_lacks_is_refused_in_one_line(tmp_path, capsys):
+    (tmp_path / "Snakefile").write_text(COPIED.replace("MAKER", "vanished"))
+    _snakemake(tmp_path)
+    _snakemake(tmp_path, "--report", "report.html")
+    assert main(["report", "stable-html", str(tmp_path / "report.html")]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "vanished" in err and "\n" not in err and "Traceback" not in err

@@ -1,10 +1,15 @@
-"""Make Snakemake's HTML report byte-identical for the same config and results.
+"""Finish Snakemake's HTML report: byte-identical for the same config and results, each item credited to its rule.
 
 Snakemake's report embeds every job's start and end time (the "runtimes" and "timeline" charts of its statistics
 page), so two runs of the same config gave two different ``results/report.html`` although every table, figure and
 caption in it was the same (issue 27). :func:`stable` empties the data of those two charts and says in their axis
-titles where the times are instead; nothing else in the report changes. Each job's times stay in Snakemake's own
-log (``.snakemake/log/``) and in ``.snakemake/metadata``.
+titles where the times are instead. Each job's times stay in Snakemake's own log (``.snakemake/log/``) and in
+``.snakemake/metadata``.
+
+Every report item is a copy (a figure's PNG) or a rendering (a table's files as one HTML page) made by rule
+``report_items``, so Snakemake's info panel named that copy job as the item's rule. :func:`credited` points each
+item's "Snakemake rule" entry at the rule that made the artifact (the item's "made by" label, set from the workflow),
+so the panel shows that rule's code and command instead.
 """
 
 from __future__ import annotations
@@ -13,13 +18,24 @@ import json
 import re
 from pathlib import Path
 
-__all__ = ["TIMED_CHARTS", "stable", "stabilise"]
+__all__ = ["MADE_BY", "TIMED_CHARTS", "credited", "stable", "stabilise"]
 
 # The charts whose data are job times: their variable in the report's script, and the axis title they get instead.
 TIMED_CHARTS = {
     "runtimes_spec": "runtime [s]: not embedded, so that reruns give identical bytes (see .snakemake/log/)",
     "timeline_spec": "end time: not embedded, so that reruns give identical bytes (see .snakemake/log/)",
 }
+
+
+# The label every report item carries: "rule <name>", the rule that made the artifact it shows.
+MADE_BY = "made by"
+
+
+def _variable(html: str, name: str) -> re.Match:
+    found = re.compile(rf"(var {name} = )(\{{.*\}});\n").search(html)
+    if found is None:
+        raise ValueError(f"the report has no '{name}' data (another Snakemake version?); cannot finish it")
+    return found
 
 
 def _without_times(spec: dict, title: str) -> dict:
@@ -33,19 +49,34 @@ def stable(html: str) -> str:
     """``html`` (a Snakemake report) without the job times; ``ValueError`` when a timed chart is not found, i.e. the
     report's layout changed with a Snakemake version and the reruns would differ again."""
     for name, title in TIMED_CHARTS.items():
-        pattern = re.compile(rf"(var {name} = )(\{{.*\}});\n")
-        found = pattern.search(html)
-        if found is None:
-            raise ValueError(f"the report has no '{name}' chart (another Snakemake version?); cannot drop its times")
+        found = _variable(html, name)
         spec = json.dumps(_without_times(json.loads(found.group(2)), title))
         html = html[: found.start(2)] + spec + html[found.end(2) :]
     return html
 
 
+def credited(html: str) -> str:
+    """``html`` with each item's rule (Snakemake's info panel) the one its "made by" label names, and the copy job's
+    wildcards and parameters dropped; ``ValueError`` when a named rule is not in the report (a stale label)."""
+    found = _variable(html, "results")
+    results = json.loads(found.group(2))
+    rules = json.loads(_variable(html, "rules").group(2))
+    for path, item in results.items():
+        label = (item.get("labels") or {}).get(MADE_BY)
+        if label is None:
+            continue
+        rule = label.removeprefix("rule ")
+        if rule not in rules:
+            raise ValueError(f"{path} is labelled as made by rule '{rule}', which the report does not hold")
+        item["job_properties"] = {"rule": rule, "wildcards": {}, "params": {}}
+    return html[: found.start(2)] + json.dumps(results) + html[found.end(2) :]
+
+
 def stabilise(path: str | Path) -> None:
-    """Rewrite the report at ``path`` without its job times (atomically: a killed rewrite leaves the old file)."""
+    """Rewrite the report at ``path`` without its job times and with each item credited to the rule that made it
+    (atomically: a killed rewrite leaves the old file)."""
     from fairshare.io import atomic_path
 
-    text = stable(Path(path).read_text(encoding="utf-8"))
+    text = credited(stable(Path(path).read_text(encoding="utf-8")))
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")

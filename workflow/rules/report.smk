@@ -19,9 +19,9 @@ PAPER_TITLES = {
 rule report_items:
     """Every manifest artifact as a report item under results/report_items/: a figure's PNG as it is, a table's
     CSV/Markdown/JSON files as one HTML page (shown in the report, not a download), each flagged for the HTML report
-    with its manifest labels, the rule that made it (label "made by"; Snakemake's own info panel shows this copy
-    job) and its caption (one job: the items take no time). Each caption names the rule and command that made the
-    artifact."""
+    with its manifest labels, the rule that made it (label "made by"; `fairshare report stable-html` points
+    Snakemake's info panel, which would name this copy job, at that rule) and its caption (one job: the items take no
+    time). Each caption names the rule and command that made the artifact."""
     input:
         [p for entry in REPORT_ENTRIES.values() for p in report_inputs(entry)],
     output:
@@ -141,7 +141,8 @@ rule verdict_table:
 rule html_report:
     """The Snakemake HTML report of this run (every manifest artifact with its caption), as a rule output: a run
     killed while writing it leaves it incomplete, and the next run rebuilds it. `fairshare report stable-html` then
-    drops the job start and end times Snakemake embeds, so the same config and results give the same bytes."""
+    drops the job start and end times Snakemake embeds, so the same config and results give the same bytes, and
+    credits each item to the rule that made it (its "made by" label) instead of the copy job report_items."""
     input:
         scorecard=rules.scorecard.output.csv,
         verdicts=rules.verdict_table.output.html,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -84,3 +85,12 @@ def discard_checkpoints_when_done(paths: Iterable[str]) -> None:
             discard_checkpoint(path)
 
     when_all_done(discard)
+
+
+def warn_if_emulated_bf16(precision: str, device: Any, key: str) -> None:
+    """Say in the job's log (stderr), in one line, that bf16 is emulated on this device and slower than fp32."""
+    from fairshare.learning.device import bf16_warning
+
+    line = bf16_warning(precision, device, key)
+    if line:
+        print(f"fairshare: {line}", file=sys.stderr, flush=True)

@@ -62,7 +62,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", required=True, help="small JSON file read by `dvc metrics show`")
     p.set_defaults(func=headline)
 
-    p = sub.add_parser("stable-html", help="drop the job times from Snakemake's HTML report (byte-identical reruns)")
+    p = sub.add_parser(
+        "stable-html",
+        help="finish Snakemake's HTML report: drop its job times (byte-identical reruns), credit each item to its rule",
+    )
     p.add_argument("html", help="the report Snakemake wrote (rewritten in place)")
     p.set_defaults(func=stable_html)
 
@@ -160,7 +163,8 @@ def headline(args: argparse.Namespace) -> None:
 
 
 def stable_html(args: argparse.Namespace) -> None:
-    """Rewrite the report without its job times (fairshare.html_report): same config and results, same bytes."""
+    """Rewrite the report without its job times (same config and results, same bytes) and with each item's rule the
+    one that made it (fairshare.html_report)."""
     from fairshare.html_report import stabilise
 
     try:

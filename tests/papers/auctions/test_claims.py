@@ -198,8 +198,13 @@ def test_algorithm3_line5_erratum_follows_the_data():
     assert claims_properties.algorithm3_line5(_line5(0.9, 0.5, 1.0))[0].status == "differs"  # corrected one below
 
 
-def _theorem11(exact: float, estimate: float, se: float = 0.01) -> pd.DataFrame:
-    rows = [("closed_form", "p_join", exact), ("auctions", "p_join", estimate), ("auctions", "se", se)]
+def _theorem11(exact: float, estimate: float, se: float = 0.01, se_own: float = 0.01) -> pd.DataFrame:
+    rows = [
+        ("closed_form", "p_join", exact),
+        ("auctions", "p_join", estimate),
+        ("auctions", "se", se),
+        ("auctions", "se_own", se_own),
+    ]
     return pd.DataFrame([{"experiment": "theorem11", "method": m, "y": 2.0, "bid": 0.3, "metric": k, "value": v}
                          for m, k, v in rows])  # fmt: skip
 
@@ -207,6 +212,10 @@ def _theorem11(exact: float, estimate: float, se: float = 0.01) -> pd.DataFrame:
 def test_theorem11_join_probability_follows_the_data():
     assert claims_properties.theorem11(_theorem11(0.76, 0.75))[0].status == "match"
     assert claims_properties.theorem11(_theorem11(0.76, 0.60))[0].status == "differs"  # 16 standard errors off
+    # A win rate of exactly 1 has standard error 0: the first computation's check fails there; the row reports it
+    # beside its own verdict, which uses the standard error under the closed form.
+    row = claims_properties.theorem11(_theorem11(0.999, 1.0, se=0.001, se_own=0.0))[0]
+    assert row.status == "match" and "own standard error (the first computation, beside): 0 of 1" in row.reproduced
 
 
 def test_exp6_claims_follow_the_data():

@@ -7,7 +7,13 @@ import argparse
 
 import pandas as pd
 
-from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.commands._shared import (
+    CommandError,
+    cfg_argument,
+    discard_checkpoints_when_done,
+    section,
+    warn_if_emulated_bf16,
+)
 from fairshare.io import read_json, write_csv, write_json
 from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
 from fairshare.validate import read_runs, write_checked_csv
@@ -173,6 +179,7 @@ def exp6(args: argparse.Namespace) -> None:
         raise CommandError(f"datasets {missing} of auctions.exp6.tasks were not passed with --datasets")
     datasets = {name: load_cache(paths[name]) for name in settings.tasks}
     device = resolve_device(section(args, "device"))
+    warn_if_emulated_bf16(training.precision, device, "mmfl.precision")
     for record, output, checkpoint in zip(records, args.output, args.checkpoint):
         frame = exp6_job(
             settings, training, record, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint

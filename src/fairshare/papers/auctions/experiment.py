@@ -462,7 +462,8 @@ def line5_table(settings: Settings, root: int) -> pd.DataFrame:
 def theorem11_table(settings: Settings, root: int) -> pd.DataFrame:
     """Sec. V-C's budget-fair join probability (the p^join of Theorem 11) against the auction: a user bidding b for
     task 2 (bids pdf 2x, CDF b^2) among ``users`` bidders, total budget B (y); closed form and the share of auction
-    runs it wins, with the binomial standard error that share has if the closed form is right."""
+    runs it wins, with the binomial standard error that share has if the closed form is right (``se``) and the
+    share's own standard error (``se_own``, the first computation's, reported beside)."""
     c = settings.theorem11
     rows = []
     for k, budget in enumerate(c["budgets"]):
@@ -476,6 +477,7 @@ def theorem11_table(settings: Settings, root: int) -> pd.DataFrame:
                 wins += int(au.budget_fair(bids, budget).x[0, 1] > 0)
             share = wins / c["draws"]
             se = float(np.sqrt(max(exact * (1 - exact), 1e-12) / c["draws"]))  # under the closed form (the null)
+            se_own = float(np.sqrt(share * (1 - share) / c["draws"]))  # the win rate's own (the first computation)
             rows += [
                 {
                     "method": "closed_form",
@@ -487,6 +489,7 @@ def theorem11_table(settings: Settings, root: int) -> pd.DataFrame:
                 },
                 {"method": "auctions", "seed": 0, "y": float(budget), "bid": bid, "metric": "p_join", "value": share},
                 {"method": "auctions", "seed": 0, "y": float(budget), "bid": bid, "metric": "se", "value": se},
+                {"method": "auctions", "seed": 0, "y": float(budget), "bid": bid, "metric": "se_own", "value": se_own},
             ]
     return _tidy(rows, "theorem11")
 

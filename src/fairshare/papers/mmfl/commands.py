@@ -7,7 +7,13 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.commands._shared import (
+    CommandError,
+    cfg_argument,
+    discard_checkpoints_when_done,
+    section,
+    warn_if_emulated_bf16,
+)
 from fairshare.io import write_csv, write_npz, write_text
 from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
 from fairshare.validate import read_runs, write_checked_csv
@@ -101,6 +107,7 @@ def run(args: argparse.Namespace) -> None:
         raise CommandError(f"datasets {missing} of experiment '{args.experiment}' were not passed with --datasets")
     datasets = {name: load_cache(paths[name]) for name in tasks}
     device = resolve_device(section(args, "device"))
+    warn_if_emulated_bf16(settings.training.precision, device, "mmfl.precision")
     for job, output, allocation, checkpoint in zip(jobs, args.output, args.allocation, args.checkpoint):
         rows, alloc = run_job(settings, job, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint)
         alpha = np.nan if job.alpha is None else job.alpha
