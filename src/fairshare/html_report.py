@@ -57,7 +57,7 @@ def stable(html: str) -> str:
 
 def credited(html: str) -> str:
     """``html`` with each item's rule (Snakemake's info panel) the one its "made by" label names, and the copy job's
-    wildcards and parameters dropped; ``ValueError`` when a named rule is not in the report (a stale label)."""
+    wildcards and parameters emptied (the panel then hides them); ``ValueError`` when a named rule is not in the report (a stale label)."""
     found = _variable(html, "results")
     results = json.loads(found.group(2))
     rules = json.loads(_variable(html, "rules").group(2))
@@ -68,7 +68,7 @@ def credited(html: str) -> str:
         rule = label.removeprefix("rule ")
         if rule not in rules:
             raise ValueError(f"{path} is labelled as made by rule '{rule}', which the report does not hold")
-        item["job_properties"] = {"rule": rule, "wildcards": {}, "params": {}}
+        item["job_properties"] = {"rule": rule, "wildcards": "", "params": ""}  # text, as Snakemake writes them
     return html[: found.start(2)] + json.dumps(results) + html[found.end(2) :]
 
 

@@ -162,6 +162,9 @@ def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_pat
                     shown.append(text)
                     assert "of " in text and "Profile test" in text and "manifest id" in text, text[:500]
                     assert "What to look for" in text and "Scorecard" in text and "Made by" in text, text[:500]
+                    # Snakemake's own info panel names the rule that made the artifact, not the copy job
+                    rule = text.lower().split("snakemake rule\n", 1)[1].split("\n", 1)[0]
+                    assert rule and rule != "report_items", text[-500:]
     finally:
         browser.quit()
     assert not errors, errors[:5]
