@@ -12,6 +12,10 @@ import yaml
 
 from tests.conftest import REPO
 from tests.pipeline.conftest import snakemake, workflow_copy
+from tests.pipeline.test_inventory import (
+    check_every_paper_artifact_of_the_manifest_has_rows,
+    check_every_statement_and_every_row_is_in_the_inventory,
+)
 
 
 def _workflow_copy(dest: Path) -> Path:
@@ -85,6 +89,9 @@ def test_test_profile_runs_every_rule_end_to_end(test_profile_run):
     assert not missing, missing
     assert not (wd / "metrics").exists()
     assert (wd / "results" / "report.html").stat().st_size > 10_000  # the Snakemake HTML report, with figures
+    # Every statement of the papers has a row, a unit test or a reason; every paper artifact has rows (issue 28).
+    check_every_statement_and_every_row_is_in_the_inventory(wd)
+    check_every_paper_artifact_of_the_manifest_has_rows(wd)
     rerun = _run(["-n", "--cores", "2", "--configfile", "config/test.yaml"], wd)
     assert "Nothing to be done" in rerun.stdout + rerun.stderr  # finished work is never redone
     # Editing one Aequa partition reruns that partition's training jobs only (each job's --cfg carries its own entry).
