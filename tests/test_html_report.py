@@ -96,3 +96,17 @@ def test_a_label_naming_a_rule_the_report_lacks_is_refused_in_one_line(tmp_path,
     assert main(["report", "stable-html", str(tmp_path / "report.html")]) != 0
     err = capsys.readouterr().err.strip()
     assert "vanished" in err and "\n" not in err and "Traceback" not in err
+
+
+def test_the_rules_are_listed_in_one_order_whatever_order_the_jobs_ran_in(tmp_path):
+    """A killed run finished by a second one made a report listing the same rules in another order (CI, 2026-11-27)."""
+    (tmp_path / "Snakefile").write_text(COPIED.replace("MAKER", "make"))
+    _snakemake(tmp_path)
+    _snakemake(tmp_path, "--report", "report.html")
+    html = (tmp_path / "report.html").read_text()
+    found = re.search(r"(var rules = )(\{.*\});\n", html)
+    rules = json.loads(found.group(2))
+    assert len(rules) >= 2
+    reordered = html[: found.start(2)] + json.dumps(dict(reversed(rules.items()))) + html[found.end(2) :]
+    assert reordered != html
+    assert stable(reordered) == stable(html)

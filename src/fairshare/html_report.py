@@ -3,7 +3,8 @@
 Snakemake's report embeds every job's start and end time (the "runtimes" and "timeline" charts of its statistics
 page), so two runs of the same config gave two different ``results/report.html`` although every table, figure and
 caption in it was the same (issue 27). :func:`stable` empties the data of those two charts and says in their axis
-titles where the times are instead. Each job's times stay in Snakemake's own log (``.snakemake/log/``) and in
+titles where the times are instead, and lists the rules by name (Snakemake lists them in the order it met their jobs,
+which a killed and resumed run changes). Each job's times stay in Snakemake's own log (``.snakemake/log/``) and in
 ``.snakemake/metadata``.
 
 Every report item is a copy (a figure's PNG) or a rendering (a table's files as one HTML page) made by rule
@@ -52,7 +53,11 @@ def stable(html: str) -> str:
         found = _variable(html, name)
         spec = json.dumps(_without_times(json.loads(found.group(2)), title))
         html = html[: found.start(2)] + spec + html[found.end(2) :]
-    return html
+    # Snakemake lists the rules in the order it met their jobs' records, which differs between a run done in one go
+    # and one killed and finished by a second run (the same rules, the same content): listed by name instead.
+    found = _variable(html, "rules")
+    rules = json.loads(found.group(2))
+    return html[: found.start(2)] + json.dumps(dict(sorted(rules.items()))) + html[found.end(2) :]
 
 
 def credited(html: str) -> str:
