@@ -78,11 +78,16 @@ def test_a_report_without_the_charts_is_refused_in_one_line(tmp_path, capsys):
     assert "runtimes_spec" in err and "\n" not in err and "Traceback" not in err
 
 
+def _copied_report(wd: Path, maker: str) -> Path:
+    """The report of the copy workflow, its item labelled as made by rule ``maker``."""
+    (wd / "Snakefile").write_text(COPIED.replace("MAKER", maker))
+    _snakemake(wd)
+    _snakemake(wd, "--report", "report.html")
+    return wd / "report.html"
+
+
 def test_a_copied_item_is_credited_to_the_rule_that_made_it(tmp_path):
-    (tmp_path / "Snakefile").write_text(COPIED.replace("MAKER", "make"))
-    _snakemake(tmp_path)
-    _snakemake(tmp_path, "--report", "report.html")
-    html = (tmp_path / "report.html").read_text()
+    html = _copied_report(tmp_path, "make").read_text()
     assert _rule_of(html, "copy.txt")["rule"] == "copy"  # Snakemake names the copy job
     assert _rule_of(credited(html), "copy.txt") == {"rule": "make", "wildcards": "", "params": ""}
     stabilise(tmp_path / "report.html")
@@ -90,20 +95,14 @@ def test_a_copied_item_is_credited_to_the_rule_that_made_it(tmp_path):
 
 
 def test_a_label_naming_a_rule_the_report_lacks_is_refused_in_one_line(tmp_path, capsys):
-    (tmp_path / "Snakefile").write_text(COPIED.replace("MAKER", "vanished"))
-    _snakemake(tmp_path)
-    _snakemake(tmp_path, "--report", "report.html")
-    assert main(["report", "stable-html", str(tmp_path / "report.html")]) != 0
+    assert main(["report", "stable-html", str(_copied_report(tmp_path, "vanished"))]) != 0
     err = capsys.readouterr().err.strip()
     assert "vanished" in err and "\n" not in err and "Traceback" not in err
 
 
 def test_the_rules_are_listed_in_one_order_whatever_order_the_jobs_ran_in(tmp_path):
     """A killed run finished by a second one made a report listing the same rules in another order (CI, 2026-11-27)."""
-    (tmp_path / "Snakefile").write_text(COPIED.replace("MAKER", "make"))
-    _snakemake(tmp_path)
-    _snakemake(tmp_path, "--report", "report.html")
-    html = (tmp_path / "report.html").read_text()
+    html = _copied_report(tmp_path, "make").read_text()
     found = re.search(r"(var rules = )(\{.*\});\n", html)
     rules = json.loads(found.group(2))
     assert len(rules) >= 2
