@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from tests.pipeline.conftest import snakemake, workflow_copy
+from tests.pipeline.conftest import snakemake, working_copy, workflow_copy
 from tests.pipeline.test_inventory import (
     check_every_paper_artifact_of_the_manifest_has_rows,
     check_every_statement_and_every_row_is_in_the_inventory,
@@ -81,8 +81,7 @@ def test_invalid_config_stops_with_the_key(tmp_path, override, key):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("test_profile_run")  # one worker runs the shared test-profile run
-def test_test_profile_runs_every_rule_end_to_end(test_profile_run):
+def test_test_profile_runs_every_rule_end_to_end(test_profile_run, tmp_path):
     wd = test_profile_run
     metrics = "results/metrics/test/summary.json"  # profiles other than the default never write tracked files
     missing = [p for p in _manifest_outputs() if not (wd / (metrics if p == "metrics/summary.json" else p)).is_file()]
@@ -92,6 +91,7 @@ def test_test_profile_runs_every_rule_end_to_end(test_profile_run):
     # Every statement of the papers has a row, a unit test or a reason; every paper artifact has rows (issue 28).
     check_every_statement_and_every_row_is_in_the_inventory(wd)
     check_every_paper_artifact_of_the_manifest_has_rows(wd)
+    wd = working_copy(wd, tmp_path / "run")  # the shared run stays as it is for the other tests
     rerun = _run(["-n", "--cores", "2", "--configfile", "config/test.yaml"], wd)
     assert "Nothing to be done" in rerun.stdout + rerun.stderr  # finished work is never redone
     # Editing one Aequa partition reruns that partition's training jobs only (each job's --cfg carries its own entry).
