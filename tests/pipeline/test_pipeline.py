@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from tests.pipeline.conftest import snakemake, working_copy, workflow_copy
+from tests.pipeline.conftest import snakemake, workflow_copy, working_copy
 from tests.pipeline.test_inventory import (
     check_every_paper_artifact_of_the_manifest_has_rows,
     check_every_statement_and_every_row_is_in_the_inventory,
