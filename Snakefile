@@ -40,3 +40,4 @@ rule all:
         training_outputs(),
         TIMINGS,
         HEADLINE,
+        PLOT_DATA,

@@ -16,26 +16,26 @@ from tests.conftest import REPO
 
 # Every plotted file with the columns the pipeline writes, and the column whose values must be separate series.
 SAMPLES = {
-    "results/dp_coalitions/fig1_intervals.csv": (
+    "metrics/plots/dp_coalitions_fig1_intervals.csv": (
         "notion",
         "notion,sigma_lo,sigma_hi,max_size\nnash,0.0,0.2,0\nnash,0.2,inf,3\nrobust,0.0,0.3,2\nrobust,0.3,inf,4\n",
     ),
-    "results/model_sharing/error_vs_coalition_size.csv": (
+    "metrics/plots/model_sharing_error_vs_coalition_size.csv": (
         "method",
         "n,M,method,error\n5,1,uniform,2.0\n5,2,uniform,1.5\n5,1,coarse,2.0\n5,2,coarse,1.3\n"
         "25,1,uniform,0.4\n25,2,uniform,0.7\n25,1,coarse,0.4\n25,2,coarse,0.34\n",
     ),
-    "results/mmfl/across_tasks.csv": (
+    "metrics/plots/mmfl_across_tasks.csv": (
         "series",
         "experiment,method,alpha,seed,round,min_acc,avg_acc,var_acc\nexp1,fedfair,3.0,0,1,0.1,0.2,0.01\n"
         "exp1,fedfair,3.0,1,1,0.2,0.2,0.01\nexp1,random,,0,1,0.1,0.2,0.01\nexp1,random,,0,2,0.3,0.3,0.01\n",
     ),
-    "results/aequa/width_curves.csv": (
+    "metrics/plots/aequa_width_curves.csv": (
         "method",
         "dataset,partition,method,seed,width,accuracy\ndigits,homogeneous,aequa,0,0.5,0.6\n"
         "digits,homogeneous,aequa,0,1.0,0.8\ndigits,homogeneous,aequa_pmin,0,0.5,0.5\n",
     ),
-    "results/payoff_flows/trained/allocations.csv": (
+    "metrics/plots/payoff_flows_allocations.csv": (
         "scenario",
         "scenario,party,model_value\nb = inf,[0-4],0.9\nb = inf,[5-9],0.9\nb = 0,[0-4],0.5\nb = 0,[5-9],0.9\n",
     ),

@@ -17,7 +17,8 @@ from tests.conftest import REPO
 from tests.pipeline.conftest import workflow_copy
 
 DVC = [sys.executable, "-m", "dvc"]
-REPO_PARTS = ("src", ".dvc", ".dvcignore", ".gitignore", "dvc.yaml", "experiments")
+# dvc.lock as a clone has it: the default profile's outputs recorded, not in this repository's (empty) local cache
+REPO_PARTS = ("src", ".dvc", ".dvcignore", ".gitignore", "dvc.yaml", "dvc.lock", "experiments")
 
 
 def _git_repo(dest: Path) -> Path:

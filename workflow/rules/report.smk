@@ -102,6 +102,18 @@ HEADLINE_TABLES = {
 }
 HEADLINE = [f"{METRICS_DIR}/headline/{paper}.json" for paper in HEADLINE_TABLES]
 
+# The tables `dvc plots show` draws (dvc.yaml `plots`), copied next to the metrics, where git tracks them. Plots read
+# from inside `results/` (a folder DVC caches) made `dvc exp run` fail in a fresh clone: DVC looked up that folder's
+# listing in a local cache the clone does not have ("failed to load directory ('results',)").
+PLOT_SOURCES = {
+    "dp_coalitions_fig1_intervals.csv": "results/dp_coalitions/fig1_intervals.csv",
+    "model_sharing_error_vs_coalition_size.csv": "results/model_sharing/error_vs_coalition_size.csv",
+    "mmfl_across_tasks.csv": f"{MMFL_RESULTS}/across_tasks.csv",
+    "aequa_width_curves.csv": "results/aequa/width_curves.csv",
+    "payoff_flows_allocations.csv": "results/payoff_flows/trained/allocations.csv",
+}
+PLOT_DATA = [f"{METRICS_DIR}/plots/{name}" for name in PLOT_SOURCES]
+
 
 rule headline_metrics:
     """One training paper's headline numbers as a small JSON file (DVC metrics)."""
@@ -115,6 +127,18 @@ rule headline_metrics:
         paper="|".join(HEADLINE_TABLES),
     shell:
         "fairshare report headline {wildcards.paper} {input} --output {output} > {log} 2>&1"
+
+
+rule plot_data:
+    """One table that dvc.yaml's plots read, copied from the results where git tracks it."""
+    input:
+        lambda w: PLOT_SOURCES[w.name],
+    output:
+        f"{METRICS_DIR}/plots/{{name}}",
+    wildcard_constraints:
+        name="|".join(name.replace(".", "[.]") for name in PLOT_SOURCES),
+    shell:
+        "cp {input} {output}.part && mv {output}.part {output}"
 
 
 rule verdict_table:
