@@ -135,10 +135,12 @@ rule plot_data:
         lambda w: PLOT_SOURCES[w.name],
     output:
         f"{METRICS_DIR}/plots/{{name}}",
+    log:
+        "logs/report/plot_data_{name}.log",
     wildcard_constraints:
         name="|".join(name.replace(".", "[.]") for name in PLOT_SOURCES),
     shell:
-        "cp {input} {output}.part && mv {output}.part {output}"
+        "(cp {input} {output}.part && mv {output}.part {output}) > {log} 2>&1"
 
 
 rule verdict_table:
