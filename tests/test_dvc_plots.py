@@ -94,3 +94,12 @@ def test_each_plot_splits_its_series(shown, path):
     series = SAMPLES[path][0]
     assert series in _fields(spec, "color") | _fields(spec, "facet") | _fields(spec, "column") | _fields(spec, "row")
     assert "rev" in _fields(spec, "strokeDash") | _fields(spec, "color") | _fields(spec, "xOffset")  # revisions apart
+
+
+def test_every_plot_reads_a_table_the_default_run_committed():
+    """The plots read copies git tracks (rule plot_data writes them to metrics/plots/ on the default profile): a plot
+    of dvc.yaml without its committed table would be blank in a clone, or read from the cached results/ again."""
+    plotted = [next(iter(entry)) for entry in yaml.safe_load((REPO / "dvc.yaml").read_text())["plots"]]
+    assert all(path.startswith("metrics/plots/") for path in plotted), plotted
+    missing = [path for path in plotted if not (REPO / path).is_file() or (REPO / path).stat().st_size == 0]
+    assert not missing, missing
