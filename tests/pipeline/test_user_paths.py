@@ -147,7 +147,9 @@ def test_html_report_shows_every_item_with_its_caption(test_profile_run, tmp_pat
         return browser.execute_script("return document.body.innerText")
 
     def links(name: str):
-        return [a for a in browser.find_elements(By.XPATH, "//a[normalize-space(.)=$n]".replace("$n", repr(name)))]
+        """The links whose visible text is ``name`` (an XPath string literal: no category name holds a quote)."""
+        assert "'" not in name, name
+        return browser.find_elements(By.XPATH, f"//a[normalize-space(.)='{name}']")
 
     def load(name: str) -> None:
         browser.get(url)
