@@ -2,7 +2,7 @@
 
 Runs a pipeline command (by default ``./run pipeline --forceall``: every job of the default profile, whatever is
 already built) with ``FAIRSHARE_JOB_STATS`` set, so that every `fairshare` job records its CPU time and the modules it
-imported (``fairshare.job_stats``). The pipeline's CPU time is that of the command and every process under it
+imported (``fairshare.pipeline.job_stats``). The pipeline's CPU time is that of the command and every process under it
 (``RUSAGE_CHILDREN``). A job's start-up is the CPU a fresh interpreter needs to import exactly the modules that job
 imported, in the same order (least of ``--repeats`` tries, and at most the job's own CPU time): what one more process
 costs before it does any work.
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from fairshare.job_stats import ENV, cpu_seconds
+from fairshare.pipeline.job_stats import ENV, cpu_seconds
 
 REPO = Path(__file__).resolve().parents[1]
 # Imports each module named on stdin, in order; a name that cannot be imported on its own (an alias, a module

@@ -7,7 +7,7 @@ import copy
 import pytest
 import yaml
 
-from fairshare.config import ConfigError, load_config, validate_config
+from fairshare.pipeline.config import ConfigError, load_config, validate_config
 from tests.conftest import REPO
 
 
@@ -215,7 +215,7 @@ def test_unreadable_config_file_names_file_and_line(tmp_path, text, needle):
 
 
 def test_precheck_reads_the_configfiles_of_a_snakemake_command_line(tmp_path, capsys, monkeypatch):
-    from fairshare.config import main
+    from fairshare.pipeline.config import main
 
     monkeypatch.chdir(REPO)
     assert main(["-n", "--configfile", "config/test.yaml", "--cores", "1"]) == 0
@@ -227,7 +227,7 @@ def test_precheck_reads_the_configfiles_of_a_snakemake_command_line(tmp_path, ca
 
 
 def test_snakemake_sources_follow_snakemake_order(tmp_path, monkeypatch):
-    from fairshare.config import config_sources
+    from fairshare.pipeline.config import config_sources
 
     monkeypatch.chdir(REPO)
     cli = tmp_path / "cli.yaml"

@@ -6,7 +6,7 @@ import io
 
 import pandas as pd
 
-from fairshare.headline import aequa_headline, auctions_headline, mmfl_headline
+from fairshare.pipeline.headline import aequa_headline, auctions_headline, mmfl_headline
 
 ACROSS = """experiment,method,alpha,seed,round,min_acc,avg_acc,var_acc
 exp1,fedfair,3.0,0,1,0.1,0.2,0.0

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from fairshare.cli import main
-from fairshare.html_report import TIMED_CHARTS, credited, stabilise, stable
+from fairshare.pipeline.html_report import TIMED_CHARTS, credited, stabilise, stable
 
 SNAKEFILE = """
 rule all:

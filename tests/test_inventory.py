@@ -1,4 +1,4 @@
-"""The statement-inventory reader and checker (fairshare.inventory) on inventories and scorecards made here."""
+"""The statement-inventory reader and checker (fairshare.pipeline.inventory) on inventories and scorecards made here."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fairshare.inventory import has_test, main, problems, read_inventory, row_matches
+from fairshare.pipeline.inventory import has_test, main, problems, read_inventory, row_matches
 
 TABLE = """# Paper
 

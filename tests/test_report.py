@@ -2,7 +2,7 @@
 
 import pytest
 
-from fairshare.report import Claim, read_claims, write_claims
+from fairshare.pipeline.report import Claim, read_claims, write_claims
 from fairshare.validate import CorruptFileError
 
 ROW = dict(paper="p", artifact="Table 1", claim="A beats B", paper_states="A > B", reproduced="0.9 vs 0.8")
@@ -44,7 +44,7 @@ def test_known_reasons_are_appended_only_to_rows_that_do_not_match():
     import pandas as pd
     import yaml
 
-    from fairshare import report
+    from fairshare.pipeline import report
 
     card = pd.DataFrame(
         {
@@ -64,7 +64,7 @@ def test_known_reasons_are_appended_only_to_rows_that_do_not_match():
 def test_the_verdict_table_puts_each_profiles_verdict_side_by_side():
     import pandas as pd
 
-    from fairshare import report
+    from fairshare.pipeline import report
 
     card = pd.DataFrame(
         {

@@ -9,7 +9,7 @@ import json
 import docutils.core
 
 from fairshare.cli import main
-from fairshare.report_items import caption_rst, producer_command, scorecard_rows, status_counts, table_html
+from fairshare.pipeline.report_items import caption_rst, producer_command, scorecard_rows, status_counts, table_html
 
 CARD = [
     {"paper": "aequa", "artifact": "Table 3, Fig. 2", "claim": "rho_p >= 0.9 *all*", "status": "match"},

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from fairshare import sensitivity as tuned
-from fairshare.config import load_config
-from fairshare.report import CLAIM_COLUMNS, to_markdown
+from fairshare.pipeline import sensitivity as tuned
+from fairshare.pipeline.config import load_config
+from fairshare.pipeline.report import CLAIM_COLUMNS, to_markdown
 from tests.conftest import REPO
 
 DEFAULT = load_config(REPO / "config" / "config.yaml")
@@ -142,7 +142,7 @@ def test_docs_and_readme_show_the_register(path):
     start, end, render = tuned.MARKERS[path]
     text = path.read_text()
     assert text.split(start, 1)[1].split(end, 1)[0] == "\n" + render(tuned.load_register()), (
-        f"{path.name} is out of date: run python -m fairshare.sensitivity"
+        f"{path.name} is out of date: run python -m fairshare.pipeline.sensitivity"
     )
 
 
@@ -151,8 +151,8 @@ def test_the_scorecard_command_writes_the_column_and_the_captions_show_it(tmp_pa
     import json
 
     from fairshare.cli import main
-    from fairshare.report import Claim, write_claims
-    from fairshare.report_items import caption_rst
+    from fairshare.pipeline.report import Claim, write_claims
+    from fairshare.pipeline.report_items import caption_rst
 
     claim = "Greedy Within Budget becomes fairer as the budget grows"
     fields = {"paper": "auctions", "artifact": "Figure 7a", "claim": claim, "paper_states": "p", "reproduced": "r"}

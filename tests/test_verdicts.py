@@ -1,4 +1,4 @@
-"""The seed-aware verdicts (fairshare.verdicts): each kind of statement fed results that match, differ and are
+"""The seed-aware verdicts (fairshare.pipeline.verdicts): each kind of statement fed results that match, differ and are
 inconclusive, generated here."""
 
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from fairshare import verdicts as v
-from fairshare.report import Claim
+from fairshare.pipeline import verdicts as v
+from fairshare.pipeline.report import Claim
 
 
 def seeds(values):

@@ -2,7 +2,7 @@
 
 Several commands joined by ``+`` run one after another in one process (``fairshare aequa run ... + aequa run ...``).
 Groups are found, not listed: each paper's ``fairshare/papers/<paper>/commands.py`` and each public module of
-``fairshare/commands/`` that names a ``GROUP`` (what command modules share: ``fairshare/commands/_shared.py``).
+``fairshare/commands/`` that names a ``GROUP`` (what command modules share: ``fairshare/pipeline/commands_shared.py``; the one user-error type: ``fairshare/errors.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from types import ModuleType
 
-from fairshare import job_stats
-from fairshare.commands._shared import CommandError, deferring_until_success
-from fairshare.config import ConfigError
+from fairshare.errors import UserError
+from fairshare.pipeline import job_stats
+from fairshare.pipeline.commands_shared import deferring_until_success
 
 __all__ = ["GROUP_ALIASES", "THEN", "Parser", "command_modules", "build_parser", "split_commands", "Stopped", "main"]
 
@@ -86,13 +86,6 @@ def split_commands(argv: Sequence[str]) -> list[list[str]]:
     return commands
 
 
-def _user_errors() -> tuple[type[BaseException], ...]:
-    from fairshare.data.datasets import DatasetUnavailableError
-    from fairshare.data.partition import PartitionError
-
-    return (CommandError, ConfigError, DatasetUnavailableError, PartitionError, FileNotFoundError)
-
-
 class Stopped(BaseException):
     """SIGINT or SIGTERM, raised where the process is, so that it unwinds (temporary files are removed)."""
 
@@ -129,7 +122,7 @@ def _run(parsed: Sequence[argparse.Namespace]) -> int:
         with deferring_until_success():
             for args in parsed:
                 args.func(args)
-    except _user_errors() as exc:
+    except (UserError, FileNotFoundError) as exc:
         print(f"fairshare: error: {exc}", file=sys.stderr)
         return 2
     except Stopped as exc:

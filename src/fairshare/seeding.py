@@ -11,7 +11,7 @@ import hashlib
 
 import numpy as np
 
-__all__ = ["STREAMS", "seed_sequence", "generator", "integer_seed", "torch_seed", "seed_torch_for_run"]
+__all__ = ["STREAMS", "seed_sequence", "generator", "integer_seed", "torch_seed"]
 
 STREAMS = ("partition", "init", "sampling", "data_order", "game", "dataset")
 
@@ -43,11 +43,3 @@ def torch_seed(root_seed: int, stream: str, *keys: int) -> int:
     """The 31-bit seed of ``stream`` that torch is seeded with (``torch.manual_seed`` takes any 64-bit value; 31 bits
     keep the seeds of existing results unchanged)."""
     return integer_seed(root_seed, stream, *keys) % 2**31
-
-
-def seed_torch_for_run(root_seed: int, stream: str, *keys: int) -> None:
-    """Seed torch (and make cuDNN deterministic) before a training run, from the run's own stream: a run's result
-    then does not depend on the runs trained before it in the same process."""
-    from fairshare.learning.device import set_deterministic
-
-    set_deterministic(torch_seed(root_seed, stream, *keys))

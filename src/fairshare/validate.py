@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fairshare.commands._shared import CommandError
+from fairshare.errors import UserError
 
 __all__ = [
     "CHECK_SUFFIX",
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 CHECK_SUFFIX = ".check.json"
 
 
-class CorruptFileError(CommandError):
+class CorruptFileError(UserError):
     """A file a step reads that fails its check; the message names the file and the rule that rebuilds it."""
 
 

@@ -16,8 +16,8 @@ import pytest
 
 from fairshare import seeding
 from fairshare.cli import main as cli_main
-from fairshare.config import dataset_mirrors, validate_config
 from fairshare.data import datasets as D
+from fairshare.pipeline.config import dataset_mirrors, validate_config
 from tests.conftest import FASHION_MIRROR
 
 NEEDS_FASHION = "Debian package dataset-fashion-mnist is not installed (apt-get install dataset-fashion-mnist)"

@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairshare import cli, preflight
+from fairshare import cli
 from fairshare.data import datasets as D
 from fairshare.papers.auctions.commands import EXP6_COLUMNS
 from fairshare.papers.mmfl.commands import RUN_COLUMNS
-from fairshare.report import Claim, collect_claims, write_claims
+from fairshare.pipeline import preflight
+from fairshare.pipeline.report import Claim, collect_claims, write_claims
 from fairshare.validate import CorruptFileError, read_runs, write_checked_csv
 
 
@@ -78,9 +79,9 @@ def test_a_truncated_cache_with_an_old_mtime_is_removed_before_snakemake_starts(
 
 
 def test_the_preflight_of_run_pipeline_removes_a_failing_cache(digits_cache, monkeypatch, capsys):
-    """`./run pipeline` runs `python -m fairshare.config` first: a failing cache is gone before Snakemake plans, so
+    """`./run pipeline` runs `python -m fairshare.pipeline.config` first: a failing cache is gone before Snakemake plans, so
     the `dataset` rule rebuilds it and every job that read it reruns."""
-    from fairshare import config
+    from fairshare.pipeline import config
 
     _rewrite_labels(digits_cache, 12)
     work = digits_cache.parents[2]

@@ -1,5 +1,5 @@
 """Issue 29, item 3: a training job's memory, checkpoint disk and time are estimated from the config in one place
-(fairshare.resources); a config whose run exceeds the machine or its profile's limits is refused in one line naming
+(fairshare.pipeline.resources); a config whose run exceeds the machine or its profile's limits is refused in one line naming
 the key, before any job starts, and every shipped profile passes."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import dataclasses
 import pytest
 import yaml
 
-from fairshare import config, resources
-from fairshare.config import ConfigError, load_config
+from fairshare.pipeline import config, resources
+from fairshare.pipeline.config import ConfigError, load_config
 from tests.conftest import REPO
 
 PROFILES = {

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import yaml
 
-from fairshare.inventory import problems, read_inventory
-from fairshare.report_items import scorecard_rows
+from fairshare.pipeline.inventory import problems, read_inventory
+from fairshare.pipeline.report_items import scorecard_rows
 from tests.conftest import REPO
 
 PAPERS = ("model_sharing", "dp_coalitions", "payoff_flows", "mmfl", "auctions", "aequa")

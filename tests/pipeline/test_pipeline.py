@@ -156,7 +156,7 @@ def test_slurm_profile_plans_the_paper_profile_with_per_rule_resources(tmp_path)
     assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
     gpu = _planned_resources(out.stdout, "mmfl_run")
     assert gpu["slurm_partition"] == "gpu" and gpu["gpu"] == "1"
-    # memory, checkpoint disk and time estimated from the config (fairshare.resources), within config/paper.yaml's limits
+    # memory, checkpoint disk and time estimated from the config (fairshare.pipeline.resources), within config/paper.yaml's limits
     assert 760 < int(gpu["mem_mb"]) <= 64000 and 0 < int(gpu["disk_mb"]) <= 100000 and 0 < int(gpu["runtime"]) <= 720
     cpu = _planned_resources(out.stdout, "model_sharing")
     assert cpu["slurm_partition"] == "cpu" and "gpu" not in cpu and int(cpu["runtime"]) <= 60

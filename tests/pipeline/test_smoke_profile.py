@@ -59,7 +59,7 @@ def _round_counts(node, path=()):
 
 def test_smoke_profile_trains_every_job_for_at_most_two_rounds():
     """Mappings merge over config/paper.yaml: a per-dataset round count the smoke file forgets stays at paper scale."""
-    from fairshare.config import load_config
+    from fairshare.pipeline.config import load_config
     from tests.conftest import REPO
 
     cfg = load_config(

@@ -19,7 +19,7 @@ from tests.pipeline.conftest import output_files, snakemake, workflow_copy
 
 # A temporary file of an atomic write: .<name>.<8 random characters><suffix>
 STRAY_TEMPORARY = re.compile(r"^\.[^/]+\.[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
-# Every output is compared byte for byte, the HTML report included (its job times are dropped: fairshare.html_report).
+# Every output is compared byte for byte, the HTML report included (its job times are dropped: fairshare.pipeline.html_report).
 NOT_BYTE_COMPARED: set[str] = set()
 # The training rules (`snakemake --list-rules`): every job that trains, checkpoints and resumes.
 TRAINING_RULE = re.compile(r"\w+_run(_\w+)?|auctions_exp6|payoff_flows_valuate_\d+|sensitivity_aequa")

@@ -12,10 +12,10 @@ import yaml
 from snakemake.io import apply_wildcards
 
 sys.path[:0] = [str(Path(workflow.basedir) / "src"), str(Path(workflow.basedir) / "workflow")]
-from fairshare.config import ConfigError, config_sources, dataset_mirrors, validate_config  # noqa: E402
+from fairshare.pipeline.config import ConfigError, config_sources, dataset_mirrors, validate_config  # noqa: E402
 from fairshare.data.datasets import resolve_dataset  # noqa: E402
 from fairshare.validate import check_path  # noqa: E402
-from fairshare import resources as sizes  # noqa: E402
+from fairshare.pipeline import resources as sizes  # noqa: E402
 from run_jobs import runs_per_job, settings, training_jobs  # noqa: E402
 
 try:
@@ -155,7 +155,8 @@ def training_outputs():
 
 def training_resources(job, run_size):
     """A training rule's Snakemake resources: `mem_mb`, `disk_mb` (checkpoints) and `runtime` (minutes) of the runs the
-    job trains, from `run_size(run)` (fairshare.resources: the estimate the config validation checks), and the GPU."""
+    job trains, from `run_size(run)` (fairshare.pipeline.resources: the estimate the config validation checks), and
+    the GPU."""
 
     def size(w):
         return sizes.job(run_size(run) for run in job.runs_of(w))

@@ -1,9 +1,9 @@
 # Sensitivity reruns (issue 28): each entry of the tuned-settings register (workflow/tuned_settings.yaml) that this
-# profile runs (fairshare.sensitivity.applies) recomputes the claims its setting affects with the setting's rerun
-# value, under results/sensitivity/<id>/ only: it retrains just the runs the setting changes (Aequa) and reuses the
+# profile runs (fairshare.pipeline.sensitivity.applies) recomputes the claims its setting affects with the setting's
+# rerun value, under results/sensitivity/<id>/ only: it retrains just the runs the setting changes (Aequa) and reuses the
 # main run's other results and data files; the scorecard puts its verdicts in the `sensitivity` column.
-from fairshare import sensitivity as tuned  # noqa: E402
-from fairshare.config import load_config  # noqa: E402
+from fairshare.pipeline import sensitivity as tuned  # noqa: E402
+from fairshare.pipeline.config import load_config  # noqa: E402
 
 # Every path the register names must exist in config/config.yaml (other profiles may replace a block, e.g. a per-dataset
 # p_min by one number: that profile then runs no rerun for it).

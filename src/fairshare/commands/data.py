@@ -8,11 +8,12 @@ from pathlib import Path
 import pandas as pd
 
 from fairshare import seeding
-from fairshare.commands._shared import CommandError, cfg_argument, section
-from fairshare.config import dataset_mirrors
 from fairshare.data import datasets
 from fairshare.data.partition import make_partition
+from fairshare.errors import UserError
 from fairshare.io import write_csv, write_json
+from fairshare.pipeline.commands_shared import cfg_argument, section
+from fairshare.pipeline.config import dataset_mirrors
 
 __all__ = ["GROUP", "HELP", "register", "build", "partitions", "inventory"]
 
@@ -63,7 +64,7 @@ def _sst(data_cfg: dict) -> datasets.ArrayDataset:
     try:
         archive = sst.fetch_archive(data_cfg["raw_dir"], data_cfg["allow_download"])
     except sst.SSTError as exc:
-        raise CommandError(str(exc)) from None
+        raise UserError(str(exc)) from None
     x_train, y_train, x_test, y_test, _ = sst.sst_arrays(archive)
     return datasets.ArrayDataset("sst", x_train, y_train, x_test, y_test, sst.CLASSES)
 
@@ -84,7 +85,7 @@ def partitions(args: argparse.Namespace) -> None:
 
     specs = section(args, "partitions")
     if not len(specs) == len(args.datasets) == len(args.outputs):
-        raise CommandError(
+        raise UserError(
             f"{len(specs)} partitions configured but {len(args.datasets)} dataset files and {len(args.outputs)} outputs given"
         )
     seed = section(args, "seed")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fairshare import report
-from fairshare.commands._shared import CommandError, cfg_argument, section
+from fairshare.errors import UserError
 from fairshare.io import write_csv, write_json, write_text
+from fairshare.pipeline import report
+from fairshare.pipeline.commands_shared import cfg_argument, section
 
 __all__ = ["GROUP", "HELP", "captions", "headline", "items", "register", "scorecard", "verdict_table"]
 
@@ -93,19 +94,19 @@ def scorecard(args: argparse.Namespace) -> None:
 
 
 def _with_sensitivity(card, register: str, specs: list[str], pending: list[str]):
-    """``card`` with the `sensitivity` column from the register and each rerun's claims (fairshare.sensitivity)."""
-    from fairshare import sensitivity
+    """``card`` with the `sensitivity` column from the register and each rerun's claims (fairshare.pipeline.sensitivity)."""
+    from fairshare.pipeline import sensitivity
 
     reruns = {}
     for spec in specs:
         entry, sep, path = spec.partition("=")
         if not sep or not entry or not path:
-            raise CommandError(f"scorecard: --sensitivity {spec!r} is not ID=CSV")
+            raise UserError(f"scorecard: --sensitivity {spec!r} is not ID=CSV")
         reruns[entry] = report.read_claims(path)
     try:
         return sensitivity.with_sensitivity(card, sensitivity.load_register(register), reruns, pending)
     except sensitivity.RegisterError as exc:
-        raise CommandError(str(exc)) from None
+        raise UserError(str(exc)) from None
 
 
 def verdict_table(args: argparse.Namespace) -> None:
@@ -115,7 +116,7 @@ def verdict_table(args: argparse.Namespace) -> None:
     for spec in args.columns:
         profile, sep, path = spec.partition("=")
         if not sep or not profile:
-            raise CommandError(f"verdict-table: {spec!r} is not PROFILE=CSV (or PROFILE= for a profile not run here)")
+            raise UserError(f"verdict-table: {spec!r} is not PROFILE=CSV (or PROFILE= for a profile not run here)")
         columns[profile] = pd.read_csv(path, dtype=str, keep_default_na=False) if path else None
     table = report.verdict_table(columns)
     write_text(args.markdown, report.verdict_table_markdown(table))
@@ -133,7 +134,7 @@ def items(args: argparse.Namespace) -> None:
     import shutil
 
     from fairshare.io import atomic_path
-    from fairshare.report_items import table_html
+    from fairshare.pipeline.report_items import table_html
 
     for item in _spec(args.spec):
         if item["kind"] == "figure":
@@ -147,7 +148,7 @@ def captions(args: argparse.Namespace) -> None:
     """Write each item's caption (.rst), its scorecard counts read from this run's scorecard."""
     import csv
 
-    from fairshare.report_items import caption_rst, producer_command
+    from fairshare.pipeline.report_items import caption_rst, producer_command
 
     with open(args.scorecard, newline="") as f:
         card = list(csv.DictReader(f))
@@ -157,17 +158,17 @@ def captions(args: argparse.Namespace) -> None:
 
 
 def headline(args: argparse.Namespace) -> None:
-    from fairshare.headline import headline as paper_headline
+    from fairshare.pipeline.headline import headline as paper_headline
 
     write_json(args.output, paper_headline(args.paper, args.table))
 
 
 def stable_html(args: argparse.Namespace) -> None:
     """Rewrite the report without its job times (same config and results, same bytes) and with each item's rule the
-    one that made it (fairshare.html_report)."""
-    from fairshare.html_report import stabilise
+    one that made it (fairshare.pipeline.html_report)."""
+    from fairshare.pipeline.html_report import stabilise
 
     try:
         stabilise(args.html)
     except ValueError as exc:
-        raise CommandError(f"{args.html}: {exc}") from None
+        raise UserError(f"{args.html}: {exc}") from None

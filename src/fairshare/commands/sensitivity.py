@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from fairshare.commands._shared import CommandError, cfg_argument
+from fairshare.errors import UserError
+from fairshare.pipeline.commands_shared import cfg_argument
 
 __all__ = ["GROUP", "HELP", "aequa_run", "register"]
 
@@ -43,7 +44,7 @@ def aequa_run(args: argparse.Namespace) -> None:
     runs = parse_runs(args, MAIN_METHODS)
     files = {int(seed): path for seed, path in args.standalone}
     if files and any(r.method == "standalone" for r in runs):
-        raise CommandError("--standalone and a standalone --run exclude each other")
+        raise UserError("--standalone and a standalone --run exclude each other")
     source = "files" if files else "job"
     trained = run_job(
         MAIN,

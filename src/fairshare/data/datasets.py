@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fairshare.errors import UserError
 from fairshare.io import write_npz
 from fairshare.validate import cache_problem
 
@@ -65,7 +66,7 @@ __all__ = [
 ]
 
 
-class DatasetUnavailableError(RuntimeError):
+class DatasetUnavailableError(UserError):
     """A dataset that cannot be had here, or a file of it (raw, mirror or cache) that fails its check."""
 
 
@@ -424,7 +425,7 @@ CACHE_ARRAYS = ("x_train", "y_train", "x_test", "y_test", "classes")
 #: below it, checked on every load (:func:`fairshare.validate.cache_problem`).
 KNOWN_CLASSES = {"digits": 10, "sst": 5, **{name: spec.n_classes for name, spec in TORCHVISION.items()}}
 #: What to do about a cache that fails its check: ``./run pipeline`` removes it before Snakemake starts
-#: (:func:`fairshare.preflight.remove_failing_caches`), so its rule rebuilds it and what read it reruns.
+#: (:func:`fairshare.pipeline.preflight.remove_failing_caches`), so its rule rebuilds it and what read it reruns.
 REBUILD = "rerun ./run pipeline, which removes it and rebuilds it"
 
 

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from fairshare.errors import UserError
+
 __all__ = [
     "PartitionError",
     "Partition",
@@ -43,7 +45,7 @@ __all__ = [
 ]
 
 
-class PartitionError(ValueError):
+class PartitionError(UserError, ValueError):
     """Parameters a partition scheme cannot satisfy (e.g. not enough data)."""
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["bf16_warning", "native_bf16", "resolve_device", "set_deterministic"]
+from fairshare.seeding import torch_seed
+
+__all__ = ["bf16_warning", "native_bf16", "resolve_device", "seed_run", "set_deterministic"]
 
 
 def resolve_device(name: str = "auto") -> torch.device:
@@ -35,6 +37,13 @@ def bf16_warning(precision: str, device: torch.device, key: str) -> str | None:
         f"warning: {key} is bf16 but this {device.type.upper()} has no native bfloat16 (AVX-512 BF16 or AMX); "
         f"emulated bf16 trains several times slower than fp32 here: set {key}: fp32"
     )
+
+
+def seed_run(root_seed: int, stream: str, *keys: int) -> None:
+    """Seed torch (and make cuDNN deterministic) where a training run starts, from the run's own seed stream
+    (:func:`fairshare.seeding.torch_seed`): a run's result then does not depend on the runs trained before it in the
+    same process."""
+    set_deterministic(torch_seed(root_seed, stream, *keys))
 
 
 def set_deterministic(seed: int, strict: bool = False) -> None:

@@ -176,7 +176,7 @@ def test_tidy_metrics_keep_each_cost_in_its_own_rows(runs):
 
 
 def test_claims_give_every_row_in_order_from_the_tidy_table():
-    from fairshare.config import load_config
+    from fairshare.pipeline.config import load_config
 
     settings = AequaSettings.from_block(load_config(REPO / "config" / "test.yaml")["aequa"])
     values = {**_metric("pearson", 0.9), **_metric("accuracy", 0.9, baselines=(0.95, 0.5, 0.5))}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fairshare.config import ConfigError
 from fairshare.papers.aequa.experiment import Run, job_order
+from fairshare.pipeline.config import ConfigError
 
 
 def _runs(*pairs: tuple[int, str]) -> list[Run]:
@@ -24,8 +24,8 @@ def test_a_seed_without_its_standalone_run_is_refused():
 
 
 def test_settings_are_read_once_from_the_block():
-    from fairshare.config import load_config
     from fairshare.papers.aequa.settings import AequaSettings, ExtensionSettings
+    from fairshare.pipeline.config import load_config
     from tests.conftest import REPO
 
     block = load_config(REPO / "config" / "test.yaml")["aequa"]

@@ -24,7 +24,7 @@ TINY = {  # the paper profile's models and code paths, at a size a test can trai
 
 
 def _paper_cfg(executor: str) -> str:
-    from fairshare.config import load_config
+    from fairshare.pipeline.config import load_config
 
     cfg = load_config(
         REPO / "config" / "config.yaml",

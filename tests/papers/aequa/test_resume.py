@@ -19,7 +19,7 @@ METHODS = ("standalone", "cgsv", "aequa")
 
 def _cfg(**train) -> str:
     """A tiny Aequa setting: 3 clients of digits, 12 rounds (enough that a kill lands mid-run)."""
-    from fairshare.config import load_config
+    from fairshare.pipeline.config import load_config
 
     aequa = load_config(REPO / "config" / "test.yaml")["aequa"]
     aequa.update(

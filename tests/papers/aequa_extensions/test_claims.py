@@ -19,7 +19,7 @@ JITTER = {0: 0.0, 1: 0.002, 2: -0.001}  # seed -> offset added to every method's
 @pytest.fixture(scope="module")
 def settings() -> ExtensionSettings:
     """The test profile's extension settings: participation on digits, rates evenly spaced in [0.2, 1.0]."""
-    from fairshare.config import load_config
+    from fairshare.pipeline.config import load_config
 
     return ExtensionSettings.from_block(load_config(REPO / "config" / "test.yaml")["aequa"])
 

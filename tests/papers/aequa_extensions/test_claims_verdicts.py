@@ -17,7 +17,7 @@ NOISY = np.array([0.30, -0.25, 0.20, -0.15])  # one method's own seed noise
 
 @pytest.fixture(scope="module")
 def settings() -> ExtensionSettings:
-    from fairshare.config import load_config
+    from fairshare.pipeline.config import load_config
 
     return ExtensionSettings.from_block(load_config(REPO / "config" / "test.yaml")["aequa"])
 

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairshare.config import load_config
 from fairshare.papers.auctions import claims, claims_properties
 from fairshare.papers.auctions.experiment import Misreports, Settings, theorem8_witness
+from fairshare.pipeline.config import load_config
 from tests.conftest import REPO
 
 

@@ -1,4 +1,4 @@
-"""The Fig. 7 rows decided over seeds (fairshare.verdicts): each converted claim fed generated results with several
+"""The Fig. 7 rows decided over seeds (fairshare.pipeline.verdicts): each converted claim fed generated results with several
 seeds where the statement holds beyond seed noise, where it is false beyond noise, and where the seeds disagree."""
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from fairshare.cli import main
-from fairshare.config import validate_config
 from fairshare.games import auctions as au
 from fairshare.io import read_json
+from fairshare.pipeline.config import validate_config
 from tests.conftest import REPO
 from tests.support.kill_resume import kill_mid_run
 
@@ -66,7 +66,7 @@ def test_recruit_needs_one_mechanism_and_seed_per_output(tmp_path, capsys):
 
 def _exp6_cfg(**exp6) -> str:
     """The test profile's mmfl block and a 6-round Exp 6 on 30 users."""
-    from fairshare.config import load_config
+    from fairshare.pipeline.config import load_config
 
     config = load_config(REPO / "config" / "test.yaml")
     config["mmfl"]["test_subset"] = 100

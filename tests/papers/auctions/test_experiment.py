@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairshare.config import load_config
 from fairshare.games import auctions as au
 from fairshare.papers.auctions import experiment as ap
+from fairshare.pipeline.config import load_config
 from tests.conftest import REPO
 
 GRID = np.linspace(0, 1, 21)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import yaml
 
-from fairshare.config import validate_config
 from fairshare.papers.dp_coalitions import claims, claims_sentences, experiment
+from fairshare.pipeline.config import validate_config
 from tests.conftest import REPO
 
 REF = yaml.safe_load((REPO / "workflow" / "reference" / "dp_coalitions_printed.yaml").read_text())

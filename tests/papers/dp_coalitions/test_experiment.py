@@ -6,9 +6,9 @@ import argparse
 
 import yaml
 
-from fairshare.config import validate_config
 from fairshare.papers.dp_coalitions import claims, commands, experiment
-from fairshare.report import read_claims
+from fairshare.pipeline.config import validate_config
+from fairshare.pipeline.report import read_claims
 from tests.conftest import REPO
 
 REFERENCE = REPO / "workflow" / "reference" / "dp_coalitions_printed.yaml"

@@ -1,4 +1,4 @@
-"""The multi-model FL claim functions decide each row per seed (fairshare.verdicts): fed generated results with several
+"""The multi-model FL claim functions decide each row per seed (fairshare.pipeline.verdicts): fed generated results with several
 seeds, a row matches when the statement holds beyond seed noise, differs when it is false beyond it, and is
 inconclusive when the seeds disagree (or one seed ran); a baseline the experiment did not run gives a "not run" row."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairshare import verdicts as v
 from fairshare.papers.mmfl import claims
 from fairshare.papers.mmfl.experiment import Experiment
+from fairshare.pipeline import verdicts as v
 
 SEEDS = 4
 QUIET = np.array([0.002, -0.001, 0.001, -0.002])  # per-seed noise far below the effects

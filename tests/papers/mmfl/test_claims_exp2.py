@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairshare.config import load_config
 from fairshare.papers.mmfl import claims_exp2 as t2
 from fairshare.papers.mmfl.experiment import Experiment, Settings
+from fairshare.pipeline.config import load_config
 
 SIX = Experiment("exp2_s6", "exp2", tuple("abcdef"), 20, 1.0, (400, 600), "iid", 0.5, 3, ("fedfair", "random", "round_robin"), (3.0,), 4)  # fmt: skip
 

@@ -22,7 +22,7 @@ ROUNDS = 6
 
 def _cfg(rounds: int = ROUNDS, **training) -> str:
     """The test profile's mmfl block with one small experiment: 2 tasks, 4 clients, FedFairMMFL at alpha 3 and 5."""
-    from fairshare.config import load_config
+    from fairshare.pipeline.config import load_config
 
     mmfl = load_config(REPO / "config" / "test.yaml")["mmfl"]
     experiment = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fairshare.config import validate_config
 from fairshare.papers.mmfl.experiment import Settings, summaries, table2_markdown
+from fairshare.pipeline.config import validate_config
 
 
 def _settings(**block) -> Settings:
@@ -78,7 +78,7 @@ def test_tables_keep_runs_without_alpha_and_separate_alphas():
 def test_training_defaults_to_faithful_and_chunk_stays_out_of_the_checkpoint_hash():
     import pytest
 
-    from fairshare.config import ConfigError
+    from fairshare.pipeline.config import ConfigError
 
     train = _settings().training
     assert (train.fidelity, train.precision, train.chunk) == ("faithful", "fp32", None)

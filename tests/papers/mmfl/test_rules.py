@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from fairshare.config import load_config
 from fairshare.papers.mmfl.experiment import Settings
+from fairshare.pipeline.config import load_config
 from tests.conftest import REPO
 from tests.pipeline.conftest import snakemake, workflow_copy
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import yaml
 
-from fairshare.config import validate_config
 from fairshare.games import model_sharing_two_type as tt
 from fairshare.papers.model_sharing import claims, claims_printed, claims_uniform, claims_weighted, experiment
 from fairshare.papers.model_sharing import evidence as ev
+from fairshare.pipeline.config import validate_config
 from tests.conftest import REPO
 
 REF = yaml.safe_load((REPO / "workflow" / "reference" / "model_sharing_printed.yaml").read_text())

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from fairshare.config import validate_config
 from fairshare.papers.model_sharing import commands, experiment
-from fairshare.report import read_claims
+from fairshare.pipeline.config import validate_config
+from fairshare.pipeline.report import read_claims
 from tests.conftest import REPO
 
 REFERENCE = REPO / "workflow" / "reference" / "model_sharing_printed.yaml"
@@ -105,7 +105,7 @@ def test_paper_numbers_refuses_mismatched_lists(tmp_path):
         stability=[],
         cfg=_cfg(),
     )
-    with pytest.raises(commands.CommandError):
+    with pytest.raises(commands.UserError):
         commands.paper_numbers(args)
 
 

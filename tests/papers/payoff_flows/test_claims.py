@@ -12,7 +12,7 @@ import pytest
 from fairshare.games.payoff_flows import rho_shapley_rewards
 from fairshare.papers.payoff_flows import claims as c
 from fairshare.papers.payoff_flows.experiment import PAPER_SCENARIOS, Outcome, Scenario, Table, allocations, read_table
-from fairshare.report import read_claims, write_claims
+from fairshare.pipeline.report import read_claims, write_claims
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.filterwarnings("ignore::fairshare.games.payoff_flows.NonMonotoneGameWarning")

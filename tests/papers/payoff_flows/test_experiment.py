@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from fairshare import seeding
-from fairshare.config import load_config
 from fairshare.data.datasets import build_dataset
 from fairshare.papers.payoff_flows import claims as c
 from fairshare.papers.payoff_flows import experiment as ex
+from fairshare.pipeline.config import load_config
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.filterwarnings("ignore::fairshare.games.payoff_flows.NonMonotoneGameWarning")

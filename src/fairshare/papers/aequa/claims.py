@@ -1,6 +1,6 @@
 """Aequa's claims (Sec. 6.2-6.3, App. D), each tested as the paper states it on this run's tidy results.
 
-Every comparison of methods is made per seed and decided over seeds (:mod:`fairshare.verdicts`, issue 26): in a
+Every comparison of methods is made per seed and decided over seeds (:mod:`fairshare.pipeline.verdicts`, issue 26): in a
 setting, "Aequa above every baseline" is a paired ``higher`` (or ``lower`` for CGS) against each baseline, all
 required (``every`` over baselines); "in all cases" is ``every`` over the (dataset, partition) settings that ran, "in
 most settings" ``most``. The ``reproduced`` text keeps the seed means of the paper's tables. A NaN Pearson
@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairshare import verdicts as v
 from fairshare.papers.aequa.claims_participants import per_participant_claims
 from fairshare.papers.aequa.claims_seeds import open_settings, placed, seed_mean, seed_values
 from fairshare.papers.aequa.claims_text import text_claims, width_accuracy_monotone
 from fairshare.papers.aequa.settings import AequaSettings, describe_per_dataset, lookup
 from fairshare.papers.aequa.tables import BASELINES, with_cost
-from fairshare.report import Claim
+from fairshare.pipeline import verdicts as v
+from fairshare.pipeline.report import Claim
 
 __all__ = ["BUCKETED_MODELS", "PAPER", "claims"]
 

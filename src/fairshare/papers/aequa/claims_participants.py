@@ -1,5 +1,5 @@
 """App. D.5's per-participant statements (CIFAR-100 under Dirichlet, label skew and quantity skew), decided over seeds
-(:mod:`fairshare.verdicts`) on the CIFAR-100 settings of the run; in a profile without CIFAR-100 every row is emitted
+(:mod:`fairshare.pipeline.verdicts`) on the CIFAR-100 settings of the run; in a profile without CIFAR-100 every row is emitted
 as not run. "Comparable" / "very close" use ``aequa.verdicts.on_par_tolerance`` (stated before the rows were
 computed).
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fairshare import verdicts as v
 from fairshare.papers.aequa.claims_seeds import open_settings, placed, seed_mean
-from fairshare.report import Claim
+from fairshare.pipeline import verdicts as v
+from fairshare.pipeline.report import Claim
 
 __all__ = ["DATASET", "per_participant_claims"]
 

@@ -1,7 +1,7 @@
 """Per-seed comparisons shared by Aequa's claims and its extensions' claims (docs/verdicts.md, issue 26).
 
 A method comparison is made seed by seed (the same seed trains every method of a setting on the same split) and
-decided by :mod:`fairshare.verdicts` on the interval of the paired differences, never on a difference of seed means.
+decided by :mod:`fairshare.pipeline.verdicts` on the interval of the paired differences, never on a difference of seed means.
 A ranking statement ("Aequa highest", "IAFL second") is the set of pairwise comparisons it implies, all required.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from fairshare import verdicts as v
+from fairshare.pipeline import verdicts as v
 
 __all__ = ["NAN_PEARSON", "open_settings", "placed", "seed_mean", "seed_values"]
 

@@ -1,5 +1,5 @@
 """Aequa's statements in the text around its tables (Sec. 5.2, 6.2, 6.3, App. D.1-D.4), each decided over seeds
-(:mod:`fairshare.verdicts`). Margins and tolerances come from ``aequa.verdicts`` (:class:`settings.Verdicts`), stated
+(:mod:`fairshare.pipeline.verdicts`). Margins and tolerances come from ``aequa.verdicts`` (:class:`settings.Verdicts`), stated
 before the rows were computed. A statement about a kind of partition ("under quantity skew") without a quantifier is
 ``most`` over the settings of that kind; "consistently" / "in all cases" is ``every``. Two settings of one dataset are
 compared seed by seed: seed i of both is the i-th draw of the same seeding, so the differences are independent over
@@ -13,10 +13,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from fairshare import verdicts as v
 from fairshare.papers.aequa.claims_seeds import open_settings, seed_mean, seed_values
 from fairshare.papers.aequa.settings import Verdicts
-from fairshare.report import Claim
+from fairshare.pipeline import verdicts as v
+from fairshare.pipeline.report import Claim
 
 __all__ = ["text_claims"]
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.errors import UserError
 from fairshare.io import read_json, write_csv, write_json, write_text
+from fairshare.pipeline.commands_shared import cfg_argument, discard_checkpoints_when_done, section
 
 __all__ = [
     "GROUP",
@@ -86,14 +87,14 @@ def parse_runs(args: argparse.Namespace, methods: tuple[str, ...]) -> list:
     runs = []
     for seed, method, output, checkpoint in args.runs:
         if method not in methods or not seed.isdigit():
-            raise CommandError(f"--run {seed} {method}: need a seed index and one of {', '.join(methods)}")
+            raise UserError(f"--run {seed} {method}: need a seed index and one of {', '.join(methods)}")
         runs.append(Run(int(seed), method, output, checkpoint))
     return runs
 
 
 def write_runs(runs: list, trained) -> None:
     """Write each run's JSON as soon as it is trained; its checkpoint goes once every command of the process has
-    succeeded (:func:`fairshare.commands._shared.when_all_done`), so a job killed after some runs resumes each of them from its last
+    succeeded (:func:`fairshare.pipeline.commands_shared.when_all_done`), so a job killed after some runs resumes each of them from its last
     round (finished ones from their final round)."""
 
     for done, out in trained:
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> None:
 def summarize(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa import tables
     from fairshare.papers.aequa.claims import claims
-    from fairshare.report import write_claims
+    from fairshare.pipeline.report import write_claims
 
     aequa = settings(args)
     runs = [read_json(p) for p in args.runs]

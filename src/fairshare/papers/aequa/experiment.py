@@ -18,13 +18,12 @@ from typing import Literal
 
 import numpy as np
 
-from fairshare import seeding
-from fairshare.config import ConfigError
 from fairshare.papers.aequa.federation import Contributions, Job, Setting, prepare
 from fairshare.papers.aequa.methods import METHODS, Context, Experiment, train
 from fairshare.papers.aequa.settings import AequaSettings, Partition, PerDataset
 from fairshare.papers.aequa.settings import describe_per_dataset as describe_per_dataset
 from fairshare.papers.aequa.settings import lookup as lookup
+from fairshare.pipeline.config import ConfigError
 
 __all__ = [
     "MAIN_METHODS",
@@ -114,6 +113,7 @@ def run_job(
     first, :func:`job_order`), ``standalone_files`` (seed -> the main experiments' standalone run) or nowhere.
     """
     from fairshare.io import read_json
+    from fairshare.learning.device import seed_run
     from fairshare.learning.rounds import settings_hash
 
     if setting is None:
@@ -130,7 +130,7 @@ def run_job(
             )
         started = time.perf_counter()
         method, names = METHODS[run.method], dict(dataset=inputs.dataset, partition=partition, method=run.method)
-        seeding.seed_torch_for_run(inputs.root, experiment.torch_stream.format(**names), run.seed)
+        seed_run(inputs.root, experiment.torch_stream.format(**names), run.seed)
         st = setting(run, settings.p_min_ablation if method.lower_p_min else settings.p_min)
         if run.method == "standalone" or contributions == "none":
             known = None

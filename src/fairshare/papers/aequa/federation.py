@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from fairshare import seeding
-from fairshare.config import ConfigError
 from fairshare.papers.aequa.settings import AequaSettings, Partition, PerDataset, lookup
+from fairshare.pipeline.config import ConfigError
 
 __all__ = ["Contributions", "load_dataset", "is_tokens", "model_inputs", "Setting", "prepare", "Job"]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fairshare.config import ConfigError
+from fairshare.pipeline.config import ConfigError
 
 __all__ = [
     "PerDataset",

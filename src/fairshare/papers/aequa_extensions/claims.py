@@ -1,6 +1,6 @@
 """Claims of the Aequa extensions (Sec. 6.4-6.6), each tested as the paper states it on this run's tidy results.
 
-Every statement compares methods, so it is made per seed and decided over seeds (:mod:`fairshare.verdicts`, issue
+Every statement compares methods, so it is made per seed and decided over seeds (:mod:`fairshare.pipeline.verdicts`, issue
 26): a ranking ("Aequa highest", "IAFL second", "above every baseline") is the set of pairwise comparisons it implies,
 each a paired ``higher`` (``lower`` for CGS) over seeds, all required (``every``). A NaN Pearson correlation
 (identical rewards) ranks last on its seed (:data:`fairshare.papers.aequa.claims_seeds.NAN_PEARSON`). The
@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairshare import verdicts as v
 from fairshare.papers.aequa.claims_seeds import Seeds, placed, seed_mean, seed_values
 from fairshare.papers.aequa.settings import ExtensionSettings
 from fairshare.papers.aequa.tables import BASELINES
 from fairshare.papers.aequa_extensions.experiment import LABELS, PARTICIPATION_METHODS, TRAINING_TIME_METHODS
-from fairshare.report import Claim
+from fairshare.pipeline import verdicts as v
+from fairshare.pipeline.report import Claim
 
 __all__ = ["PAPER", "claims"]
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import argparse
 
-from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.errors import UserError
 from fairshare.io import read_json, write_csv, write_text
 from fairshare.papers.aequa.commands import job_inputs, parse_runs, runs_argument, write_runs
+from fairshare.pipeline.commands_shared import cfg_argument, discard_checkpoints_when_done, section
 
 __all__ = [
     "GROUP",
@@ -153,7 +154,7 @@ def participation_summary(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions import experiment as ex
     from fairshare.papers.aequa_extensions.claims import claims
     from fairshare.papers.aequa_extensions.figures import reward_vs_rate
-    from fairshare.report import write_claims
+    from fairshare.pipeline.report import write_claims
 
     extensions = settings(args)
     per_client, tidy = ex.participation_results([read_json(p) for p in args.runs])
@@ -170,7 +171,7 @@ def training_time(args: argparse.Namespace) -> None:
 
     runs = parse_runs(args, TRAINING_TIME_METHODS)
     if not all(seed.isdigit() for seed, _ in args.standalone):
-        raise CommandError("--standalone SEED JSON: the seed is a seed index")
+        raise UserError("--standalone SEED JSON: the seed is a seed index")
     standalone = {int(seed): path for seed, path in args.standalone}
     write_runs(runs, training_time_runs(settings(args), job_inputs(args), args.partition, runs, standalone))
 
@@ -179,7 +180,7 @@ def training_time_summary(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions import experiment as ex
     from fairshare.papers.aequa_extensions.claims import claims
     from fairshare.papers.aequa_extensions.figures import metrics_over_rounds
-    from fairshare.report import write_claims
+    from fairshare.pipeline.report import write_claims
 
     runs = [read_json(p) for p in args.runs]
     tidy = ex.training_time_rounds(runs)
@@ -213,7 +214,7 @@ def scale_summary(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions import experiment as ex
     from fairshare.papers.aequa_extensions.claims import claims
     from fairshare.papers.aequa_extensions.figures import scale_figure
-    from fairshare.report import write_claims
+    from fairshare.pipeline.report import write_claims
 
     runs = [read_json(p) for p in args.runs]
     tidy = ex.scale_results(runs)

@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from fairshare.config import ConfigError
 from fairshare.papers.aequa.experiment import JobInputs, Run, run_job
 from fairshare.papers.aequa.federation import Setting
 from fairshare.papers.aequa.methods import Context, Experiment, Joining
 from fairshare.papers.aequa.settings import ExtensionSettings, PerDataset, Scale
 from fairshare.papers.aequa.tables import pearson, width_curve_rows
+from fairshare.pipeline.config import ConfigError
 
 __all__ = [
     "PARTICIPATION_METHODS",

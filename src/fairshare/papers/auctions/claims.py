@@ -3,12 +3,12 @@ exp6_claims.csv).
 
 One entry point, :func:`claims`; the exact computations (truthfulness, Corollary 10, Algorithm 3, Theorem 11) are in
 :mod:`fairshare.papers.auctions.claims_properties`; each private function takes one of the tidy result tables the pipeline writes (exp5.csv, truthfulness.csv, corollary10.csv,
-exp6_summary.csv) and returns :class:`~fairshare.report.Claim` records (status "not run in this profile" when the
+exp6_summary.csv) and returns :class:`~fairshare.pipeline.report.Claim` records (status "not run in this profile" when the
 run has no data for a statement). Statements are tested as the paper words them: "all the other mechanisms" means
 every mechanism of Fig. 7, the posted prices without budget included; "outperforms" and "higher" are strict.
 
 Every comparison between mechanisms (Exp 5's simulated auctions and Exp 6's training runs) is decided per seed
-with :mod:`fairshare.verdicts`: per budget (or round) and rival, the paired interval of the per-seed differences;
+with :mod:`fairshare.pipeline.verdicts`: per budget (or round) and rival, the paired interval of the per-seed differences;
 ``every`` over budgets and rivals. A strict statement ("outperforms", "higher") is ``higher``; a non-strict one ("the
 most", "the lowest", "not higher") is ``at_least`` with "the same" = equal up to float rounding (:data:`TIE`), so a
 tie on every seed matches and only a rival ahead beyond seed noise refutes it. The truthfulness and Corollary 10
@@ -26,8 +26,8 @@ import pandas as pd
 
 from fairshare.papers.auctions import claims_properties as exact
 from fairshare.papers.auctions.experiment import Settings, theorem8_witness
-from fairshare.report import Claim
-from fairshare.verdicts import (
+from fairshare.pipeline.report import Claim
+from fairshare.pipeline.verdicts import (
     DIFFERS,
     INCONCLUSIVE,
     MATCH,
@@ -146,7 +146,7 @@ def _overtakes(low: pd.DataFrame, constrained_max: float) -> Verdict:
 def _fairer(diff: pd.Series, budgets: list[float]) -> Verdict:
     """A mechanism's difference falls as the budget grows (Fig. 7a, "become more fair (decreasing difference across
     tasks) as the budget increases"): every step of the budget grid a paired "lower" over seeds
-    (:func:`fairshare.verdicts.decreasing`, monotone within the uncertainty)."""
+    (:func:`fairshare.pipeline.verdicts.decreasing`, monotone within the uncertainty)."""
     return decreasing({b: diff[b] for b in budgets}, digits=DIGITS)
 
 

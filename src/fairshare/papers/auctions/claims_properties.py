@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fairshare.papers.auctions.experiment import THEOREM8_WITNESS, Misreports
-from fairshare.report import Claim
+from fairshare.pipeline.report import Claim
 
 __all__ = ["algorithm3_line5", "corollary10", "theorem11", "truthfulness"]
 

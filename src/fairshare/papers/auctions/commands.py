@@ -7,15 +7,15 @@ import argparse
 
 import pandas as pd
 
-from fairshare.commands._shared import (
-    CommandError,
+from fairshare.errors import UserError
+from fairshare.io import read_json, write_csv, write_json
+from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
+from fairshare.pipeline.commands_shared import (
     cfg_argument,
     discard_checkpoints_when_done,
     section,
     warn_if_emulated_bf16,
 )
-from fairshare.io import read_json, write_csv, write_json
-from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
 from fairshare.validate import read_runs, write_checked_csv
 
 __all__ = [
@@ -122,10 +122,10 @@ def recruit(args: argparse.Namespace) -> None:
     from fairshare.papers.auctions.experiment import recruitment_record
 
     if not len(args.mechanisms) == len(args.seeds) == len(args.outputs):
-        raise CommandError("--mechanisms, --seeds and --outputs need one entry per recruitment file each")
+        raise UserError("--mechanisms, --seeds and --outputs need one entry per recruitment file each")
     unknown = sorted(set(args.mechanisms) - set(MECHANISMS))
     if unknown:
-        raise CommandError(f"unknown mechanisms {unknown}; choose from {', '.join(MECHANISMS)}")
+        raise UserError(f"unknown mechanisms {unknown}; choose from {', '.join(MECHANISMS)}")
     settings, root = _settings(args), section(args, "seed")
     for mechanism, seed, path in zip(args.mechanisms, args.seeds, args.outputs):
         write_json(path, recruitment_record(settings, root, mechanism, seed, args.budget))
@@ -141,7 +141,7 @@ def properties(args: argparse.Namespace) -> None:
 
 def claims(args: argparse.Namespace) -> None:
     from fairshare.papers.auctions import claims as paper_claims
-    from fairshare.report import write_claims
+    from fairshare.pipeline.report import write_claims
 
     results = {name: pd.read_csv(getattr(args, name)) for name in ("exp5", "truthfulness", "corollary10")}
     write_claims(args.output, paper_claims.claims(results, _settings(args)))
@@ -166,17 +166,17 @@ def exp6(args: argparse.Namespace) -> None:
     settings = Exp6.from_block(section(args, "auctions")["exp6"])
     training = Training.from_block(section(args, "mmfl"))
     if not len(args.recruitment) == len(args.output) == len(args.checkpoint):
-        raise CommandError("--recruitment, --output and --checkpoint need one entry per recruitment file")
+        raise UserError("--recruitment, --output and --checkpoint need one entry per recruitment file")
     records = [read_json(path) for path in args.recruitment]
     for path, record in zip(args.recruitment, records):
         if record["n_tasks"] != len(settings.tasks):
-            raise CommandError(
+            raise UserError(
                 f"{path} recruits for {record['n_tasks']} tasks, but auctions.exp6.tasks names {len(settings.tasks)}"
             )
     paths = dict(item.split("=", 1) for item in args.datasets)
     missing = [name for name in settings.tasks if name not in paths]
     if missing:
-        raise CommandError(f"datasets {missing} of auctions.exp6.tasks were not passed with --datasets")
+        raise UserError(f"datasets {missing} of auctions.exp6.tasks were not passed with --datasets")
     datasets = {name: load_cache(paths[name]) for name in settings.tasks}
     device = resolve_device(section(args, "device"))
     warn_if_emulated_bf16(training.precision, device, "mmfl.precision")
@@ -192,7 +192,7 @@ def figure7c(args: argparse.Namespace) -> None:
     from fairshare.papers.auctions import claims as paper_claims
     from fairshare.papers.auctions.experiment import Settings, exp6_per_round
     from fairshare.papers.auctions.figures import figure7c as draw
-    from fairshare.report import write_claims
+    from fairshare.pipeline.report import write_claims
 
     settings = Settings.from_block(section(args, "auctions"))
     runs = read_runs(args.runs, EXP6_COLUMNS)

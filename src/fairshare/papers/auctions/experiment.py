@@ -516,6 +516,7 @@ def exp6_job(
     mmfl block's :class:`fairshare.papers.mmfl.experiment.Training`, local epochs overridden by ``exp6``. A client
     may train a task in a round with probability x[client, task] (Sec. VI, Exp 6)."""
     from fairshare.data.partition import mmfl_iid
+    from fairshare.learning.device import seed_run
     from fairshare.learning.mmfl import run_mmfl
     from fairshare.learning.rounds import settings_hash
     from fairshare.papers.mmfl.experiment import report_collapse
@@ -524,7 +525,7 @@ def exp6_job(
         training = dataclasses.replace(training, local_epochs=exp6.local_epochs)
     recruited = au.Recruitment.from_record(record)
     mechanism, seed = record["mechanism"], int(record["seed"])
-    seeding.seed_torch_for_run(root, "auctions_exp6", seed)
+    seed_run(root, "auctions_exp6", seed)
     tasks = []
     for s, name in enumerate(exp6.tasks):
         ds = datasets[name]

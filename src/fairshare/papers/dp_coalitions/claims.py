@@ -19,7 +19,7 @@ import pandas as pd
 from fairshare.games import dp_coalitions as dp
 from fairshare.papers.dp_coalitions import claims_sentences as sentences
 from fairshare.papers.dp_coalitions.experiment import PAPER, Settings
-from fairshare.report import Claim, erratum_outcome
+from fairshare.pipeline.report import Claim, erratum_outcome
 
 __all__ = ["SLOPE_TOLERANCE", "Z_MAX", "claims"]
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fairshare.papers.dp_coalitions.experiment import PAPER
-from fairshare.report import Claim, erratum_outcome
+from fairshare.pipeline.report import Claim, erratum_outcome
 
 __all__ = ["claim_2_not_necessary", "d6_condition", "k_star_half"]
 

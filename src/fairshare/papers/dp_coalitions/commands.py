@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from fairshare.commands._shared import cfg_argument, section
 from fairshare.io import save_figure_paths, write_csv
 from fairshare.papers.dp_coalitions import claims, experiment
-from fairshare.report import write_claims
+from fairshare.pipeline.commands_shared import cfg_argument, section
+from fairshare.pipeline.report import write_claims
 
 __all__ = ["GROUP", "HELP", "register", "fig1", "examples", "pos", "claims_cmd", "plot_fig1", "plot_pos"]
 

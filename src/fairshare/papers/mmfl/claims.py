@@ -5,7 +5,7 @@ makes in that experiment gets one row per baseline it names, whichever way it co
 (Figs. 3, 5, Table II) against random and round robin, Fig. 4 against q-FFL, Exp 4 (Fig. 6) over the whole alpha
 sweep. FedFairMMFL and q-FFL are compared at the paper's alpha (``mmfl.alpha``).
 
-Every comparison is made per seed and decided with :mod:`fairshare.verdicts`, never on a difference of seed means:
+Every comparison is made per seed and decided with :mod:`fairshare.pipeline.verdicts`, never on a difference of seed means:
 the same seed index trains every method of an experiment (same partition, sampling and initial models), so
 FedFairMMFL minus a baseline is paired by seed; "higher"/"lower" match when the 95 % t interval of the per-seed
 differences lies above/below 0, differ when it lies on the other side, and are inconclusive when it straddles 0 or
@@ -27,11 +27,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairshare import verdicts as v
 from fairshare.papers.mmfl.claims_exp2 import more_tasks_claim, table2_claims
 from fairshare.papers.mmfl.claims_theory import theory_claims
 from fairshare.papers.mmfl.experiment import Experiment, Settings, final_rounds
-from fairshare.report import Claim
+from fairshare.pipeline import verdicts as v
+from fairshare.pipeline.report import Claim
 
 __all__ = ["ARTIFACTS", "BASELINES", "EXP1_STATEMENTS", "FEDFAIR", "NAMES", "PAPER", "claims"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fairshare import verdicts as v
 from fairshare.papers.mmfl.experiment import Experiment, Settings, final_rounds
-from fairshare.report import Claim
+from fairshare.pipeline import verdicts as v
+from fairshare.pipeline.report import Claim
 
 __all__ = ["MORE_TASKS", "TABLE2", "more_tasks_claim", "table2_claims"]
 

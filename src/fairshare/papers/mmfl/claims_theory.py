@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from fairshare.learning import mmfl_theory as th
-from fairshare.report import Claim
+from fairshare.pipeline.report import Claim
 
 __all__ = ["theory_claims", "theory_results"]
 

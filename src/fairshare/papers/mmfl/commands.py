@@ -7,15 +7,15 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from fairshare.commands._shared import (
-    CommandError,
+from fairshare.errors import UserError
+from fairshare.io import write_csv, write_npz, write_text
+from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
+from fairshare.pipeline.commands_shared import (
     cfg_argument,
     discard_checkpoints_when_done,
     section,
     warn_if_emulated_bf16,
 )
-from fairshare.io import write_csv, write_npz, write_text
-from fairshare.papers.mmfl.experiment import TASK_ROUND_COLUMNS
 from fairshare.validate import read_runs, write_checked_csv
 
 __all__ = ["GROUP", "HELP", "RUN_COLUMNS", "register", "run", "summarize", "figures"]
@@ -78,13 +78,13 @@ def _per_run(values: list, count: int, flag: str) -> list:
     if len(values) == 1:
         return values * count
     if len(values) != count:
-        raise CommandError(f"{flag} needs one value, or one per run ({count})")
+        raise UserError(f"{flag} needs one value, or one per run ({count})")
     return values
 
 
 def run(args: argparse.Namespace) -> None:
     """Train each run in turn, writing its outputs as soon as it finishes; the checkpoints go only once every command
-    of the process has succeeded (:func:`fairshare.commands._shared.when_all_done`), so a rerun of a killed job skips the finished
+    of the process has succeeded (:func:`fairshare.pipeline.commands_shared.when_all_done`), so a rerun of a killed job skips the finished
     runs (their last checkpoint) and resumes the interrupted one."""
     from fairshare.data.datasets import load_cache
     from fairshare.learning.device import resolve_device
@@ -93,18 +93,18 @@ def run(args: argparse.Namespace) -> None:
     settings = Settings.from_block(section(args, "mmfl"))
     count = len(args.seed_index)
     if not count == len(args.output) == len(args.allocation) == len(args.checkpoint):
-        raise CommandError("--seed-index, --output, --allocation and --checkpoint need one entry per run")
+        raise UserError("--seed-index, --output, --allocation and --checkpoint need one entry per run")
     methods = _per_run(args.method, count, "--method")
     alphas = _per_run(args.alpha, count, "--alpha")
     try:
         jobs = [settings.run(args.experiment, *key) for key in zip(methods, alphas, args.seed_index)]
     except KeyError as exc:
-        raise CommandError(exc.args[0]) from None
+        raise UserError(exc.args[0]) from None
     tasks = settings.experiment(args.experiment).tasks
     paths = dict(item.split("=", 1) for item in args.datasets)
     missing = [name for name in tasks if name not in paths]
     if missing:
-        raise CommandError(f"datasets {missing} of experiment '{args.experiment}' were not passed with --datasets")
+        raise UserError(f"datasets {missing} of experiment '{args.experiment}' were not passed with --datasets")
     datasets = {name: load_cache(paths[name]) for name in tasks}
     device = resolve_device(section(args, "device"))
     warn_if_emulated_bf16(settings.training.precision, device, "mmfl.precision")
@@ -127,7 +127,7 @@ def summarize(args: argparse.Namespace) -> None:
     from fairshare.papers.mmfl.claims import claims
     from fairshare.papers.mmfl.claims_theory import theory_results
     from fairshare.papers.mmfl.experiment import Settings, summaries, table2_markdown
-    from fairshare.report import write_claims
+    from fairshare.pipeline.report import write_claims
 
     settings = Settings.from_block(section(args, "mmfl"))
     runs = read_runs(args.runs, RUN_COLUMNS)

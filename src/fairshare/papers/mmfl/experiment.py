@@ -247,11 +247,12 @@ def run_job(
     the per-round rows (experiment, method, alpha, seed, round, task, task_name, accuracy, loss, clients) and the
     allocation map (clients x rounds)."""
     from fairshare.data.partition import mmfl_iid, mmfl_noniid
+    from fairshare.learning.device import seed_run
     from fairshare.learning.mmfl import run_mmfl
     from fairshare.learning.rounds import settings_hash
 
     exp, train = settings.experiment(run.experiment), settings.training
-    seeding.seed_torch_for_run(root, "mmfl", run.seed)
+    seed_run(root, "mmfl", run.seed)
     tasks = []
     for s, name in enumerate(exp.tasks):
         ds = datasets[name]

@@ -20,7 +20,7 @@ import pandas as pd
 from fairshare.papers.model_sharing import claims_printed, claims_uniform, claims_weighted
 from fairshare.papers.model_sharing.evidence import cor_4_4_printed_display
 from fairshare.papers.model_sharing.experiment import PAPER, Settings
-from fairshare.report import Claim, erratum_outcome
+from fairshare.pipeline.report import Claim, erratum_outcome
 
 __all__ = ["Z_MAX", "claims"]
 

@@ -23,7 +23,7 @@ from fairshare.papers.model_sharing.experiment import (
     partition,
     round_like,
 )
-from fairshare.report import Claim
+from fairshare.pipeline.report import Claim
 
 __all__ = [
     "example_c6_statements",

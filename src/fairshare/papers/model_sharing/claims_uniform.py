@@ -13,7 +13,7 @@ from typing import Any
 from fairshare.games import stability as st
 from fairshare.papers.model_sharing.evidence import THRESHOLD
 from fairshare.papers.model_sharing.experiment import PAPER
-from fairshare.report import Claim, erratum_outcome
+from fairshare.pipeline.report import Claim, erratum_outcome
 
 __all__ = [
     "DERIVATIVES",

@@ -11,7 +11,7 @@ from typing import Any
 
 from fairshare.papers.model_sharing.claims_uniform import all_equal, grid_steps
 from fairshare.papers.model_sharing.experiment import PAPER
-from fairshare.report import Claim, erratum_outcome
+from fairshare.pipeline.report import Claim, erratum_outcome
 
 __all__ = [
     "appendix_d",

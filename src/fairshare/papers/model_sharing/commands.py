@@ -9,11 +9,12 @@ import pandas as pd
 import yaml
 
 from fairshare import seeding
-from fairshare.commands._shared import CommandError, cfg_argument, section
+from fairshare.errors import UserError
 from fairshare.io import save_figure_paths, write_csv, write_json
 from fairshare.papers.model_sharing import claims, evidence, experiment
 from fairshare.papers.model_sharing.claims_printed import matches_printed
-from fairshare.report import Claim, write_claims
+from fairshare.pipeline.commands_shared import cfg_argument, section
+from fairshare.pipeline.report import Claim, write_claims
 
 __all__ = ["GROUP", "HELP", "register", "paper_numbers", "claims_cmd", "monte_carlo", "curves", "draw"]
 
@@ -76,10 +77,10 @@ def paper_numbers(args: argparse.Namespace) -> None:
     ref = yaml.safe_load(Path(args.reference).read_text())
     names = args.tables
     if not len(names) == len(args.cells) == len(args.all_coalitions) == len(args.stability):
-        raise CommandError("--tables, --cells, --all-coalitions and --stability need one entry per table each")
+        raise UserError("--tables, --cells, --all-coalitions and --stability need one entry per table each")
     unknown = sorted(set(names) - set(ref["tables"]))
     if unknown:
-        raise CommandError(f"tables {unknown} are not in {args.reference}")
+        raise UserError(f"tables {unknown} are not in {args.reference}")
     settings = _settings(args)
     tables = [experiment.table(name, ref["tables"][name]) for name in names]
     report, core = experiment.appendix_c(ref["appendix_c"], settings.appendix_c_L)

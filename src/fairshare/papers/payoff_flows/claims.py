@@ -16,7 +16,7 @@ import numpy as np
 
 from fairshare.games.payoff_flows import order_conflicts, rho_shapley_gap
 from fairshare.papers.payoff_flows.experiment import PAPER, Analysis, Outcome, Table
-from fairshare.report import Claim
+from fairshare.pipeline.report import Claim
 
 __all__ = [
     "EPS",

@@ -11,10 +11,11 @@ import argparse
 
 import numpy as np
 
-from fairshare.commands._shared import CommandError, cfg_argument, discard_checkpoints_when_done, section
+from fairshare.errors import UserError
 from fairshare.io import read_json, write_csv, write_json
 from fairshare.papers.payoff_flows import experiment
 from fairshare.papers.payoff_flows.experiment import PAPER, PAPER_SCENARIOS, Analysis, Valuation
+from fairshare.pipeline.commands_shared import cfg_argument, discard_checkpoints_when_done, section
 
 __all__ = ["GROUP", "HELP", "register", "valuate", "assemble", "analyze", "figure2", "claims"]
 
@@ -89,7 +90,7 @@ def valuate(args: argparse.Namespace) -> None:
     coalitions = []
     for mask, output, checkpoint in args.coalitions:
         if not mask.isdigit() or not 0 < int(mask) < 1 << st.n_parties:
-            raise CommandError(
+            raise UserError(
                 f"coalition mask {mask} is out of range for {st.n_parties} parties (1..{(1 << st.n_parties) - 1})"
             )
         coalitions.append((int(mask), output, checkpoint))
@@ -111,7 +112,7 @@ def assemble(args: argparse.Namespace) -> None:
     records = {rec["mask"]: rec for rec in map(read_json, args.inputs)}
     missing = sorted(set(range(1, 1 << st.n_parties)) - set(records))
     if missing:
-        raise CommandError(f"coalitions {missing} have no valuation file")
+        raise UserError(f"coalitions {missing} have no valuation file")
     write_json(args.output, experiment.value_table(st, records, run_metadata(st.seed)))
 
 
@@ -119,7 +120,7 @@ def analyze(args: argparse.Namespace) -> None:
     table = read_json(args.values)
     v, names = np.asarray(table["v"], dtype=float), table["parties"]
     if len(v) != 1 << len(names):
-        raise CommandError(f"{args.values}: {len(v)} values for {len(names)} parties (need 2^n)")
+        raise UserError(f"{args.values}: {len(v)} values for {len(names)} parties (need 2^n)")
     seed = section(args, "seed")
     scenarios = (
         PAPER_SCENARIOS
@@ -128,7 +129,7 @@ def analyze(args: argparse.Namespace) -> None:
     )
     for s in scenarios:
         if s.budgets is not None and len(s.budgets) != len(names):
-            raise CommandError(f"budget scenario '{s.name}' has {len(s.budgets)} budgets for {len(names)} parties")
+            raise UserError(f"budget scenario '{s.name}' has {len(s.budgets)} budgets for {len(names)} parties")
     alloc, flows = experiment.allocations(v, names, scenarios, args.experiment, seed)
     write_csv(args.allocations, alloc)
     write_csv(args.flows, flows)
@@ -151,7 +152,7 @@ def claims(args: argparse.Namespace) -> None:
 
     from fairshare.papers.payoff_flows.claims import claims as check
     from fairshare.papers.payoff_flows.experiment import read_table
-    from fairshare.report import write_claims
+    from fairshare.pipeline.report import write_claims
 
     tables = {}
     for label, values, allocations, flows in args.table:

@@ -1,4 +1,4 @@
-"""What every command module shares: its ``--cfg`` argument, config blocks, user errors and after-success actions.
+"""What every command module shares: its ``--cfg`` argument, config blocks and after-success actions.
 
 A command module (``fairshare/papers/<paper>/commands.py``, ``fairshare/commands/<name>.py``) names its ``GROUP`` and
 ``HELP`` and registers its subcommands; a command reads the config blocks the rule passes with ``--cfg`` (JSON),
@@ -14,9 +14,17 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from fairshare.errors import UserError
 
-class CommandError(RuntimeError):
-    """A failure a user can fix; printed as one line without a traceback."""
+__all__ = [
+    "read_cfg",
+    "cfg_argument",
+    "section",
+    "deferring_until_success",
+    "when_all_done",
+    "discard_checkpoints_when_done",
+    "warn_if_emulated_bf16",
+]
 
 
 def read_cfg(value: str) -> dict:
@@ -43,7 +51,7 @@ def cfg_argument(parser: argparse.ArgumentParser) -> None:
 def section(args: argparse.Namespace, key: str) -> Any:
     """One config block from ``--cfg``, with a clear error when the rule did not pass it."""
     if key not in args.cfg:
-        raise CommandError(f"config block '{key}' was not passed with --cfg")
+        raise UserError(f"config block '{key}' was not passed with --cfg")
     return args.cfg[key]
 
 

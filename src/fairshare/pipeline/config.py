@@ -6,7 +6,7 @@ After the schema, :func:`check_references` checks what a schema cannot: keys tha
 partition, an experiment) or a dataset. Every failure raises :class:`ConfigError`: one line naming the key, the bad
 value and what is allowed, prefixed with the config file the key came from when the caller says which files it merged.
 
-``python -m fairshare.config [snakemake arguments]`` checks the files a Snakemake command line would read
+``python -m fairshare.pipeline.config [snakemake arguments]`` checks the files a Snakemake command line would read
 (``config/config.yaml`` and every ``--configfile``): ``./run pipeline`` calls it so that a YAML syntax error is
 reported with its file and line, which Snakemake's own message does not give.
 """
@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from fairshare.errors import UserError
+
 __all__ = [
     "SCHEMA_DIR",
     "DEFAULT_CONFIG",
@@ -42,14 +44,14 @@ __all__ = [
     "main",
 ]
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "workflow" / "schemas"
+SCHEMA_DIR = Path(__file__).resolve().parents[3] / "workflow" / "schemas"
 DEFAULT_CONFIG = "config/config.yaml"
 
 KeyPath = tuple[str | int, ...]
 Source = tuple[str, Mapping[str, Any]]  # (where the values came from, the mapping read there)
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A config key or value that the schema or a cross-reference check does not allow; ``path`` names the key."""
 
     def __init__(self, message: str, path: Sequence[str | int] = ()) -> None:
@@ -282,14 +284,14 @@ def check_references(cfg: Mapping[str, Any]) -> None:
 
 def check_sizes(cfg: Mapping[str, Any]) -> None:
     """Raise :class:`ConfigError` naming the key of the first training run whose estimated memory, checkpoint disk or
-    time (:mod:`fairshare.resources`) exceeds the config's ``limits`` (by default this machine)."""
-    from fairshare.resources import check_limits
+    time (:mod:`fairshare.pipeline.resources`) exceeds the config's ``limits`` (by default this machine)."""
+    from fairshare.pipeline.resources import check_limits
 
     found = check_limits(cfg)
     if found is not None:
         path, why = found
         value = functools.reduce(lambda node, part: node[part], path, cfg)
-        raise ConfigError(f"{_dotted(path)}: {_short(value)}: {why} (estimate: fairshare.resources)", path)
+        raise ConfigError(f"{_dotted(path)}: {_short(value)}: {why} (estimate: fairshare.pipeline.resources)", path)
 
 
 def _contains(source: Any, path: KeyPath) -> bool:
@@ -412,7 +414,7 @@ def _dry_run(argv: Sequence[str]) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Check the config files of a Snakemake command line; print one line and return 2 when one is invalid. Then
     remove the dataset caches that fail their check (only report them on a dry run), so that their rules rebuild
-    them (:mod:`fairshare.preflight`)."""
+    them (:mod:`fairshare.pipeline.preflight`)."""
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--configfile", "--configfiles", nargs="+", action="extend", default=[])
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -422,7 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"fairshare: invalid config: {exc}", file=sys.stderr)
         return 2
-    from fairshare.preflight import remove_failing_caches
+    from fairshare.pipeline.preflight import remove_failing_caches
 
     for line in remove_failing_caches(cfg["data"]["processed_dir"], dry_run=_dry_run(argv)):
         print(f"fairshare: {line}", file=sys.stderr)

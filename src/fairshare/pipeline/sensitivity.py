@@ -4,7 +4,7 @@
 the paper's value and why it changed, the scorecard rows it affects and the rerun that checks them with another value
 (workflow/rules/sensitivity.smk, writing under ``results/sensitivity/<id>/``). :func:`with_sensitivity` then puts
 that rerun's verdict beside each affected row's own status. :func:`register_table` renders the register for
-docs/tuned_settings.md and the README (``python -m fairshare.sensitivity`` rewrites both).
+docs/tuned_settings.md and the README (``python -m fairshare.pipeline.sensitivity`` rewrites both).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ __all__ = [
     "with_sensitivity",
 ]
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 REGISTER = REPO / "workflow" / "tuned_settings.yaml"
 SCHEMA = REPO / "workflow" / "schemas" / "tuned_settings.schema.yaml"
 ROW_KEY = ["paper", "artifact", "claim"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairshare.verdicts import Verdict
+from fairshare.pipeline.verdicts import Verdict
 
 __all__ = [
     "CLAIM_COLUMNS",
@@ -47,13 +47,13 @@ __all__ = [
 #   claim    a qualitative statement, tested exactly as the paper states it
 #   erratum  the printed statement fails; the corrected one is computed and checked in the same row
 KINDS = ("printed", "claim", "erratum")
-# inconclusive: a comparison of training results whose interval over seeds does not settle it (fairshare.verdicts).
+# inconclusive: a comparison of training results whose interval over seeds does not settle it (fairshare.pipeline.verdicts).
 STATUSES = ("match", "within tolerance", "differs", "inconclusive", "not run in this profile", "smoke: plumbing only")
 SMOKE = "smoke: plumbing only"
-# interval: for a comparison of training results, the effect with its interval over seeds (fairshare.verdicts).
+# interval: for a comparison of training results, the effect with its interval over seeds (fairshare.pipeline.verdicts).
 CLAIM_COLUMNS = ["paper", "artifact", "claim", "kind", "paper_states", "reproduced", "status", "note", "interval"]
 # The scorecard's own columns after CLAIM_COLUMNS: sensitivity, the verdict of an affected row when a tuned setting is
-# put back to its paper's (or untuned) value (fairshare.sensitivity; empty on the other rows).
+# put back to its paper's (or untuned) value (fairshare.pipeline.sensitivity; empty on the other rows).
 SCORECARD_ONLY = ["sensitivity"]
 
 
@@ -125,7 +125,7 @@ class Claim:
         note: object = "",
         kind: str = "claim",
     ) -> Claim:
-        """A comparison of training results, decided over seeds by :mod:`fairshare.verdicts`: its status (match,
+        """A comparison of training results, decided over seeds by :mod:`fairshare.pipeline.verdicts`: its status (match,
         differs, inconclusive or not run) and evidence (the ``interval`` column) come from ``verdict``. The note of an
         inconclusive row says why."""
         if verdict.status == "inconclusive":

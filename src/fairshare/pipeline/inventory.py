@@ -8,7 +8,7 @@ or ``not reproducible here: REASON``; ``refuted by`` names the unit test that fe
 where the statement is false. :func:`problems` lists what does not line up with a scorecard:
 entries without rows, rows without entries, tests that do not exist.
 
-    python -m fairshare.inventory docs/aequa.md results/scorecard.csv [more scorecards...]
+    python -m fairshare.pipeline.inventory docs/aequa.md results/scorecard.csv [more scorecards...]
 """
 
 from __future__ import annotations
@@ -129,7 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Check one paper page's inventory against scorecards (rows without entries are looked for in the first)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) < 2:
-        print("usage: python -m fairshare.inventory docs/<paper>.md SCORECARD.csv [SCORECARD.csv ...]", file=sys.stderr)
+        print(
+            "usage: python -m fairshare.pipeline.inventory docs/<paper>.md SCORECARD.csv [SCORECARD.csv ...]",
+            file=sys.stderr,
+        )
         return 2
     page = Path(args[0])
     try:
