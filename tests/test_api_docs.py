@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PAGES = ("fairshare.html", "fairshare/games.html", "fairshare/learning.html", "fairshare/data.html")
-PAGES += ("fairshare/papers.html", "fairshare/learning/mmfl.html", "fairshare/seeding.html")
+PAGES += ("fairshare/papers.html", "fairshare/pipeline.html", "fairshare/learning/mmfl.html", "fairshare/seeding.html")
 
 
 @pytest.fixture(scope="module")
@@ -35,3 +35,10 @@ def test_run_mmfl_is_documented_with_its_seed(api: Path):
 def test_the_build_script_uses_the_same_command():
     script = (Path(__file__).resolve().parents[1] / "docs" / "build_api.sh").read_text()
     assert "pdoc --docformat restructuredtext" in script
+
+
+def test_the_front_page_names_the_library_and_the_reproduction_apart(api: Path):
+    page = (api / "fairshare.html").read_text()
+    assert "The library" in page and "The reproduction" in page
+    for name in ("games", "learning", "data", "metrics", "seeding", "papers", "pipeline", "commands", "cli"):
+        assert f"fairshare.{name}" in page, name

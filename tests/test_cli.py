@@ -3,6 +3,7 @@ bench/startup_share.py."""
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import subprocess
@@ -90,3 +91,37 @@ def test_a_user_error_is_one_line_naming_the_problem_and_the_choices(args, probl
     (line,) = done.stderr.splitlines()
     assert line.startswith("fairshare") and ": error: " in line and problem in line
     assert all(choice in line for choice in choices), line
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "fairshare.errors.UserError",
+        "fairshare.pipeline.config.ConfigError",
+        "fairshare.data.partition.PartitionError",
+        "fairshare.data.datasets.DatasetUnavailableError",
+        "fairshare.validate.CorruptFileError",
+    ],
+)
+def test_every_layers_user_error_is_one_line(error, capsys):
+    """A user's mistake raised in any layer is a :class:`fairshare.errors.UserError`: one line, no traceback."""
+    from fairshare.cli import _run
+
+    module, name = error.rsplit(".", 1)
+    kind = getattr(importlib.import_module(module), name)
+
+    def command(args):
+        raise kind("the problem and its fix")
+
+    assert _run([argparse.Namespace(func=command)]) == 2
+    assert capsys.readouterr().err == "fairshare: error: the problem and its fix\n"
+
+
+def test_a_programming_error_is_not_swallowed():
+    from fairshare.cli import _run
+
+    def command(args):
+        raise ValueError("a bug")
+
+    with pytest.raises(ValueError, match="a bug"):
+        _run([argparse.Namespace(func=command)])
