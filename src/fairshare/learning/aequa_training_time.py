@@ -63,9 +63,9 @@ def last_layer_keys(model: nn.Module, k: int) -> list[str]:
 def slice_scores(updates: Sequence[torch.Tensor], weights: Sequence[float]) -> np.ndarray:
     """psi_i = cos(u_i, sum_j w_j u_j) for flattened updates u (CGSV's score; 0 for a zero update)."""
     stacked = torch.stack([u.double() for u in updates])
-    w = torch.as_tensor(np.asarray(weights, float), dtype=torch.float64)
+    w = torch.as_tensor(np.asarray(weights, float), dtype=torch.float64, device=stacked.device)
     total = (w[:, None] * stacked).sum(0)
-    return torch.nn.functional.cosine_similarity(stacked, total[None, :], dim=1).nan_to_num(0.0).numpy()
+    return torch.nn.functional.cosine_similarity(stacked, total[None, :], dim=1).nan_to_num(0.0).cpu().numpy()
 
 
 def widths_from_contributions(

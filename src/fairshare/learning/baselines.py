@@ -259,12 +259,14 @@ def sparsify(update: State, fraction: float) -> State:
 
 
 def cgsv_start(init: State, clients: Sequence[ClientData]) -> dict[str, Any]:
-    """CGSV's initial state: server and client models at ``init``, reputations proportional to data size."""
+    """CGSV's initial state: server and client models at ``init``, reputations proportional to data size (on the
+    models' device: each round mixes them with the uploads' cosine similarities)."""
     sizes = np.array([len(c) for c in clients], float)
+    device = next(iter(init.values())).device
     return {
         "server": _clone(init),
         "locals": [_clone(init) for _ in clients],
-        "reputation": torch.as_tensor(sizes / sizes.sum(), dtype=torch.float32),
+        "reputation": torch.as_tensor(sizes / sizes.sum(), dtype=torch.float32, device=device),
         "history": [],
     }
 
@@ -325,7 +327,7 @@ def cgsv_step(
             "server": server,
             "locals": locals_,
             "reputation": rep,
-            "history": [*state["history"], rep.numpy().copy()],
+            "history": [*state["history"], rep.cpu().numpy().copy()],
         }
         return state, {}, _samples(clients, ids, settings)
 

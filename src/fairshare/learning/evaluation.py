@@ -81,9 +81,9 @@ def to_tensors(
     x: np.ndarray, y: np.ndarray, device: str | torch.device = "cpu", normalize: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """uint8 images -> float in [-1, 1] (the MMFL code's Normalize(0.5, 0.5)); float features unchanged."""
-    xt = torch.as_tensor(x)
+    xt = torch.as_tensor(x, device="cpu")
     if xt.dtype == torch.uint8:
         xt = xt.float() / 255.0
         if normalize:
             xt = (xt - 0.5) / 0.5
-    return xt.float().to(device), torch.as_tensor(y).long().to(device)
+    return xt.float().to(device), torch.as_tensor(y, device="cpu").long().to(device)

@@ -178,7 +178,16 @@ def build_model(name: str, input_shape: Sequence[int], n_classes: int, **options
     grid of aequa_cnn1/2 (optional) and aequa_resnet18 (required)); ``base``, ``track_running_stats``
     (aequa_resnet18); ``vocab_size`` (required), ``embed_dim``, ``hidden``, ``bidirectional``, ``dropout`` (aequa_lstm).
     Width grids may be any sequence (a list, or the numpy array a config-derived grid is).
+
+    The model is built on the CPU, whatever torch's default device: its initial weights are those of a CPU run on any
+    device (the caller moves it), and no parameter lands on a device nobody named.
     """
+    with torch.device("cpu"):
+        return _construct(name, input_shape, n_classes, **options)
+
+
+def _construct(name: str, input_shape: Sequence[int], n_classes: int, **options) -> nn.Module:
+    """:func:`build_model`'s dispatch on the architecture's name."""
     if name in ("mnist_cnn", "emnist_cnn"):
         return MnistCNN(input_shape, n_classes, faithful=options.get("faithful", False))
     if name == "preact_resnet18":

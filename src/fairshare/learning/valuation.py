@@ -46,7 +46,7 @@ def mlp(in_features: int, n_classes: int, hidden: Sequence[int] = (64, 64)) -> n
 def initial_model(in_features: int, n_classes: int, hidden: Sequence[int], seed: int) -> nn.Sequential:
     """The MLP with torch's default initialisation drawn from ``seed`` alone (global RNG state left untouched),
     so every coalition's job starts from identical weights."""
-    with torch.random.fork_rng(devices=[]):
+    with torch.random.fork_rng(devices=[]), torch.device("cpu"):
         torch.manual_seed(seed)
         return mlp(in_features, n_classes, hidden)
 

@@ -72,7 +72,9 @@ def model_inputs(x: np.ndarray, y: np.ndarray, device) -> tuple:
     from fairshare.learning.evaluation import to_tensors
 
     if is_tokens(x):
-        return torch.as_tensor(x, dtype=torch.int64).to(device), torch.as_tensor(y, dtype=torch.int64).to(device)
+        return torch.as_tensor(x, dtype=torch.int64, device=device), torch.as_tensor(
+            y, dtype=torch.int64, device=device
+        )
     return to_tensors(x, y, device)
 
 
