@@ -11,6 +11,7 @@ configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/gpu_slots.smk"
 include: "workflow/rules/data.smk"
 # One rule file per paper; each paper's artifacts are listed in workflow/manifest.yaml.
 include: "workflow/rules/model_sharing.smk"

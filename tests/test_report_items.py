@@ -64,6 +64,22 @@ def test_the_caption_says_what_to_look_for_the_verdict_and_the_command():
     assert "results/x.json" in html and "{input}" not in html and "manifest id" in html
 
 
+def test_a_command_of_any_length_and_markup_in_the_manifest_text_give_no_docutils_message():
+    """A training rule's command lists every run (11,624 characters in the default profile: over docutils' 10,000 per
+    line); the manifest's text is plain text (``|z|`` is no substitution)."""
+    runs = " ".join(f"--run {s} aequa results/aequa/runs/digits/oc3/aequa/seed{s}.json" for s in range(300))
+    entry = {
+        **ENTRY,
+        "command": f"fairshare aequa run {runs} > logs/x.log",
+        "look_for": "points near the line (|z| < 3)",
+    }
+    rst = caption_rst(entry, CARD)
+    assert len(entry["command"]) > 10_000 and max(map(len, rst.splitlines())) <= 120
+    html = _html(rst)
+    assert "System Message" not in html and "|z| &lt; 3" in html
+    assert "seed299.json &gt; logs/x.log" in html and "seed0.json" in html  # the whole command, in a literal block
+
+
 def test_a_caption_without_rows_or_job_record_says_so_and_shows_the_template():
     html = _html(caption_rst({**ENTRY, "rows": [], "command": None}, CARD))
     assert "no scorecard row checks this item" in html and "{input}" in html

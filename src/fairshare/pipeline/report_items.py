@@ -12,6 +12,7 @@ import base64
 import csv
 import html
 import json
+import textwrap
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -31,6 +32,8 @@ STATUS_LABELS = {
     "inconclusive": "inconclusive",
     "not run in this profile": "not run",
 }
+# Caption lines are cut at about this many characters (docutils refuses a line over 10,000).
+_WIDTH = 110
 _COLOURS = {"match": "#d9f2d9", "differs": "#f8d7d7", "inconclusive": "#fff3cd"}
 _STYLE = (
     "body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin-bottom:1.5em}"
@@ -130,11 +133,21 @@ def _verdict(entry: dict, rows: list[dict[str, str]]) -> list[str]:
     return lines
 
 
-def _made_by(entry: dict) -> str:
-    command = entry.get("command") or entry.get("template", "")
-    return (
-        f"**Made by** rule ``{entry['rule']}`` ({entry.get('snakefile', 'workflow')}), command: {_rst_literal(command)}"
-    )
+def _made_by(entry: dict) -> list[str]:
+    """The rule and its command, the command as a literal block wrapped at word boundaries with shell line
+    continuations: a training rule's command lists every run it trains (over 10,000 characters in the default
+    profile), past docutils' limit on one line."""
+    command = " ".join((entry.get("command") or entry.get("template", "")).split())
+    lines = textwrap.wrap(command, width=_WIDTH - 8, break_long_words=False, break_on_hyphens=False) or [""]
+    block = [f"    {line} \\" for line in lines[:-1]] + [f"    {lines[-1]}"]
+    return [f"**Made by** rule ``{entry['rule']}`` ({entry.get('snakefile', 'workflow')}), command::", "", *block]
+
+
+def _wrapped(line: str) -> list[str]:
+    """A paragraph or list item of the caption cut into lines of at most about ``_WIDTH`` characters (reStructuredText
+    joins them again); a list item's further lines are indented under its text."""
+    indent = "  " if line.startswith("- ") else ""
+    return textwrap.wrap(line, width=_WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
 
 
 def caption_rst(entry: dict, scorecard: list[dict[str, str]]) -> str:
@@ -142,18 +155,19 @@ def caption_rst(entry: dict, scorecard: list[dict[str, str]]) -> str:
     is. ``entry``: the manifest entry plus ``title``, ``rule``, ``command`` or ``template``, ``profile``,
     ``seed``, ``settings``."""
     rows = scorecard_rows(scorecard, entry["paper"], entry.get("rows", []))
-    lines = [
+    paragraphs = [
         f"**{_rst_text(entry['ref'])}** of *{_rst_text(entry['title'])}*.",
         "",
-        f"**What the paper shows:** {entry['shows']}",
+        f"**What the paper shows:** {_rst_text(entry['shows'])}",
         "",
-        f"**What to look for:** {entry['look_for']}",
+        f"**What to look for:** {_rst_text(entry['look_for'])}",
         "",
         *_verdict(entry, rows),
         "",
-        _made_by(entry) + ".",
-        "",
         f"Profile ``{entry['profile']}``, root seed {entry['seed']}; settings of this paper's config block: "
         f"{entry['settings']}. Files: ``{', '.join(entry['files'])}`` (manifest id ``{entry['id']}``).",
+        "",
     ]
+    lines = [wrapped for paragraph in paragraphs for wrapped in (_wrapped(paragraph) or [""])]
+    lines += _made_by(entry)
     return "{% raw %}" + "\n".join(lines) + "\n{% endraw %}"
