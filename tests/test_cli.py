@@ -125,3 +125,41 @@ def test_a_programming_error_is_not_swallowed():
 
     with pytest.raises(ValueError, match="a bug"):
         _run([argparse.Namespace(func=command)])
+
+
+def options_without_help(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[str]:
+    """Every option and positional argument without a help text, as "COMMAND PATH: --option" (or the positional's
+    name), under ``parser`` and all its subcommands."""
+    missing = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                missing += options_without_help(sub, (*path, name))
+        elif not isinstance(action, argparse._HelpAction) and not action.help:
+            missing.append(f"{' '.join(path)}: {'/'.join(action.option_strings) or action.dest}")
+    return missing
+
+
+def test_every_option_of_every_command_has_help():
+    from fairshare.cli import build_parser
+
+    missing = options_without_help(build_parser())
+    assert not missing, "no help text: " + "; ".join(missing)
+
+
+def test_an_option_without_help_is_found():
+    parser = argparse.ArgumentParser(prog="tool")
+    parser.add_argument("--verbose", action="store_true", help="say more")
+    commands = parser.add_subparsers(dest="command", required=True, help="the command")
+    command = commands.add_parser("run")
+    command.add_argument("input", help="the input file")
+    command.add_argument("--output", required=True)
+    command.add_argument("--seed")
+    assert options_without_help(parser) == ["run: --output", "run: --seed"]
+
+
+def test_version_prints_the_package_version():
+    from fairshare import __version__
+
+    done = fairshare("--version")
+    assert done.returncode == 0 and done.stdout == f"fairshare {__version__}\n"

@@ -244,3 +244,25 @@ def test_sst_is_a_dataset_for_settings_but_has_no_offline_fallback(default_confi
     cfg["data"]["offline_fallback"]["sst"] = "synthetic"  # only registry datasets are looked for offline
     with pytest.raises(ConfigError, match="'data.offline_fallback.sst': 'sst' is not a dataset"):
         validate_config(cfg)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("aequa_x: {seeds: 2}\n", "unknown config key 'aequa_x' under the top level; did you mean 'aequa'?"),
+        ("mmfl: {seedz: 3}\n", "unknown config key 'seedz' under 'mmfl'; did you mean 'seeds'?"),
+    ],
+)
+def test_an_unknown_key_names_its_file_and_the_key_meant(tmp_path, text, needle):
+    layer = tmp_path / "mine.yaml"
+    layer.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_config(REPO / "config" / "config.yaml", layer)
+    assert str(err.value).startswith(f"{layer}: ") and needle in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_an_unknown_key_like_no_allowed_one_gets_no_guess(default_config):
+    with pytest.raises(ConfigError, match="unknown config key 'zzzz'") as err:
+        validate_config({**default_config, "zzzz": 1})
+    assert "did you mean" not in str(err.value)

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from types import ModuleType
 
+from fairshare import __version__
 from fairshare.errors import UserError
 from fairshare.pipeline import job_stats
 from fairshare.pipeline.commands_shared import deferring_until_success
@@ -68,6 +69,7 @@ def _groups(only: str | None) -> list[ModuleType]:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or (``only``) just one group's: a rule's job then imports only its own paper's module."""
     parser = Parser(prog="fairshare", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"fairshare {__version__}")
     groups = parser.add_subparsers(dest="group", required=True, metavar="GROUP")
     for module in _groups(only):
         group = groups.add_parser(module.GROUP, help=module.HELP, description=module.HELP)

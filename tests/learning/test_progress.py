@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from fairshare.learning.progress import Progress, progress_iter
 from fairshare.learning.rounds import headline, run_rounds
@@ -25,7 +26,8 @@ def test_run_rounds_writes_lines_to_a_non_terminal():
     text = stream.getvalue()
     assert state == 5 and len(rows) == 10
     assert "\r" not in text and text.endswith("\n")
-    lines = text.splitlines()
+    assert all(re.fullmatch(r"\d\d:\d\d:\d\d .*", line) for line in text.splitlines())  # the time of day first
+    lines = [line[9:] for line in text.splitlines()]
     assert lines[0].startswith(f"{label}: round 1/5, min accuracy 0.2500, ")
     assert lines[-1].startswith(f"{label}: round 5/5, min accuracy 0.2900, ")
     assert all(line.startswith(f"{label}: round ") and line.endswith(" samples/s") for line in lines)
@@ -54,7 +56,7 @@ def test_no_output_when_disabled_and_a_bar_on_a_terminal():
 def test_progress_iter_lines_and_headlines():
     stream = io.StringIO()
     assert list(progress_iter(range(3), 3, "auctions exp5", unit="seed", stream=stream)) == [0, 1, 2]
-    assert stream.getvalue().splitlines()[-1] == "auctions exp5: seed 3/3"
+    assert stream.getvalue().splitlines()[-1][9:] == "auctions exp5: seed 3/3"
     assert headline({"train_loss": 0.123456}) == "train_loss 0.1235"
     assert headline([{"accuracy": 0.75}]) == "accuracy 0.7500"
     assert headline([{"accuracy": None, "pearson": 0.1}]) == ""

@@ -18,13 +18,13 @@ from fairshare.pipeline.config import dataset_mirrors
 __all__ = ["GROUP", "HELP", "register", "build", "partitions", "inventory"]
 
 GROUP = "data"
-HELP = "datasets and partitions"
+HELP = "datasets and partitions: cache each dataset (.npz), draw the configured partitions, inventory of the caches"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("build", help="fetch (mirror/download, checksum-verified) and cache one dataset as .npz")
-    p.add_argument("name", choices=datasets.CACHEABLE)
-    p.add_argument("--output", required=True)
+    p.add_argument("name", choices=datasets.CACHEABLE, help="the dataset to build")
+    p.add_argument("--output", required=True, help="where to write the dataset cache (.npz)")
     cfg_argument(p)
     p.set_defaults(func=build)
 
@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=partitions)
 
     p = sub.add_parser("inventory", help="record size and MD5 of every cached dataset the run uses (DVC stage output)")
-    p.add_argument("files", nargs="*")
-    p.add_argument("--output", required=True)
+    p.add_argument("files", nargs="*", help="the cached dataset files (.npz) to record")
+    p.add_argument("--output", required=True, help="where to write the size and MD5 per file name (JSON)")
     p.set_defaults(func=inventory)
 
 

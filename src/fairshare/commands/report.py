@@ -13,14 +13,21 @@ from fairshare.pipeline.commands_shared import cfg_argument, section
 __all__ = ["GROUP", "HELP", "captions", "headline", "items", "register", "scorecard", "verdict_table"]
 
 GROUP = "report"
-HELP = "scorecard of every paper number and claim"
+HELP = (
+    "the report: scorecard of every paper number and claim, verdict table across profiles, headline metrics (DVC), "
+    "the HTML report's items, captions and stable finish"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scorecard", help="collect every claims CSV into the scorecard (CSV, Markdown, DVC metrics)")
     p.add_argument("claims", nargs="*", help="claims CSV files under results/<paper>/")
-    p.add_argument("--csv", required=True)
-    p.add_argument("--markdown", required=True)
+    p.add_argument(
+        "--csv", required=True, help="where to write the scorecard: one row per claims row, with its status (CSV)"
+    )
+    p.add_argument(
+        "--markdown", required=True, help="where to write the scorecard: counts per paper, then every row (Markdown)"
+    )
     p.add_argument("--metrics", required=True, help="DVC metrics: counts per status over every row")
     p.add_argument("--paper-metrics", nargs="*", default=[], help="DVC metrics per paper: <dir>/<paper>.json each")
     p.add_argument("--verdicts", help="this profile's column of the verdict table (CSV)")
@@ -44,8 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="PROFILE=CSV",
         help="a profile and its verdicts CSV (written by `report scorecard --verdicts`); PROFILE= alone: not run here",
     )
-    p.add_argument("--markdown", required=True)
-    p.add_argument("--html", required=True)
+    p.add_argument(
+        "--markdown", required=True, help="where to write the verdict table with its counts per status (Markdown)"
+    )
+    p.add_argument("--html", required=True, help="where to write the verdict table, cells coloured by status (HTML)")
     p.set_defaults(func=verdict_table)
 
     p = sub.add_parser("items", help="the HTML report's items: each figure copied, each table as an HTML page")
@@ -58,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=captions)
 
     p = sub.add_parser("headline", help="headline accuracies and correlations of a training paper (DVC metrics)")
-    p.add_argument("paper", choices=["mmfl", "aequa", "auctions"])
+    p.add_argument("paper", choices=["mmfl", "aequa", "auctions"], help="the training paper whose headline to read")
     p.add_argument("table", help="its tidy CSV: mmfl across_tasks.csv, aequa summary.csv, auctions exp6_summary.csv")
     p.add_argument("--output", required=True, help="small JSON file read by `dvc metrics show`")
     p.set_defaults(func=headline)

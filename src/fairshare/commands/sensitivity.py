@@ -19,9 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     from fairshare.papers.aequa.experiment import MAIN_METHODS
 
     p = sub.add_parser("aequa-run", help="train Aequa main-experiment runs, contributions from standalone run files")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("--dataset-file", required=True)
-    p.add_argument("--partition", required=True)
+    p.add_argument("--dataset", required=True, help="the setting's dataset name as configured")
+    p.add_argument("--dataset-file", required=True, help="cached .npz (after the offline fallback)")
+    p.add_argument("--partition", required=True, help="name of an aequa.partitions entry")
     runs_argument(p, MAIN_METHODS)
     p.add_argument(
         "--standalone",

@@ -3,7 +3,7 @@
 A pipeline job's stderr goes to ``logs/<paper>/*.log``; tqdm's carriage-return redraws there made one endless line
 that ``tail -f`` cannot show (issue 27). So when the stream is not a terminal, progress is one newline-terminated
 line for the first update, then at most every ``interval`` seconds, and for the last one, e.g.
-``mmfl exp1 fedfair seed=0: round 7/15, min accuracy 0.4310, 1234 samples/s``. Progress only prints: it never
+``14:02:11 mmfl exp1 fedfair seed=0: round 7/15, min accuracy 0.4310, 1234 samples/s``. Progress only prints: it never
 touches a result, a random generator or a checkpoint.
 """
 
@@ -30,8 +30,8 @@ def _is_terminal(stream: TextIO) -> bool:
 class Progress:
     """Progress of ``total`` steps (rounds, seeds, ...) named by ``label``, from ``start`` steps already done.
 
-    On a terminal a tqdm bar (as before); elsewhere one line per :data:`LINE_INTERVAL_S` seconds and the last step.
-    ``enabled=False`` shows nothing.
+    On a terminal a tqdm bar (as before); elsewhere one line per :data:`LINE_INTERVAL_S` seconds and the last step,
+    each starting with the local time of day (``wall``: the clock it is read from). ``enabled=False`` shows nothing.
     """
 
     def __init__(
@@ -45,10 +45,11 @@ class Progress:
         stream: TextIO | None = None,
         interval: float = LINE_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.total, self.label, self.unit, self.enabled = total, label, unit, enabled
         self.stream = sys.stderr if stream is None else stream
-        self.interval, self.clock = interval, clock
+        self.interval, self.clock, self.wall = interval, clock, wall
         self.done = min(start, total)
         self.bar = self._bar() if enabled and _is_terminal(self.stream) else None
         self.last_line: float | None = None
@@ -79,7 +80,8 @@ class Progress:
 
     def _line(self, headline: str, rate: str) -> None:
         parts = [f"{self.unit} {self.done}/{self.total}", headline, rate]
-        print(f"{self.label}: {', '.join(p for p in parts if p)}", file=self.stream, flush=True)
+        stamp = time.strftime("%H:%M:%S", time.localtime(self.wall()))
+        print(f"{stamp} {self.label}: {', '.join(p for p in parts if p)}", file=self.stream, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:

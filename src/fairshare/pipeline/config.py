@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import difflib
 import functools
 import os
 import re
@@ -113,6 +114,17 @@ def _dotted(path: Sequence[str | int]) -> str:
     return ".".join(str(p) for p in path)
 
 
+def _key_path(error: Any) -> KeyPath:
+    """The config key a ``jsonschema.ValidationError`` is about: an unknown key's own path (so that the error names
+    the file that set it), else the path of the value that failed."""
+    path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        if extra:
+            return (*path, extra[0])
+    return path
+
+
 def _describe(error: Any) -> str:
     """One line for a ``jsonschema.ValidationError``."""
     error = next((e for e in error.context or () if e.validator == "type" and _float_for_integer(e)), error)
@@ -122,8 +134,11 @@ def _describe(error: Any) -> str:
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed))
         where = f"'{key}'" if error.absolute_path else "the top level"
+        guesses = [g for k in extra for g in difflib.get_close_matches(str(k), allowed, n=1)]
+        hint = f"did you mean {', '.join(repr(g) for g in guesses)}? " if guesses else ""
         return (
-            f"unknown config key {', '.join(repr(k) for k in extra)} under {where}; allowed keys: {', '.join(allowed)}"
+            f"unknown config key {', '.join(repr(k) for k in extra)} under {where}; {hint}"
+            f"allowed keys: {', '.join(allowed)}"
         )
     if v == "required":
         return f"config key '{key}' is missing a required entry: {error.message}"
@@ -330,7 +345,7 @@ def validate_config(
             from jsonschema.exceptions import best_match
 
             best = best_match(errors)
-            raise ConfigError(_describe(best), best.absolute_path)
+            raise ConfigError(_describe(best), _key_path(best))
         check_references(filled)
         if schema_given is None:
             check_sizes(filled)

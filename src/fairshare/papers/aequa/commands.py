@@ -43,13 +43,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
     p = sub.add_parser("summarize", help="tidy metrics, Tables 1, 2, 7, 8, 9 (CSV + Markdown) and the claims")
-    p.add_argument("runs", nargs="+")
+    p.add_argument("runs", nargs="+", help="run JSONs written by `aequa run`")
     p.add_argument("--summary", required=True, help="tidy metrics (CSV)")
     p.add_argument("--per-client", required=True, help="per-client contributions and rewards (CSV)")
     p.add_argument("--curves", required=True, help="Aequa's a(p) curves (CSV)")
     p.add_argument("--claims", required=True, help="claims (CSV)")
+    tables = {
+        "table1": "Table 1: balanced accuracy of the global model",
+        "table2": "Table 2: Pearson correlation of standalone and reward accuracies",
+        "table7": "Table 7: mean collaboration gain (MCG) and its spread (CGS)",
+        "table8": "Table 8: MCG and CGS under quantity skew with p_min lowered",
+        "table9": "Table 9: width as the reward, its correlation with the contribution",
+    }
     for name in TABLES:
-        p.add_argument(f"--{name}", nargs=2, required=True, metavar=("CSV", "MD"))
+        p.add_argument(
+            f"--{name}", nargs=2, required=True, metavar=("CSV", "MD"), help=f"{tables[name]} (CSV and Markdown)"
+        )
     cfg_argument(p)
     p.set_defaults(func=summarize)
 

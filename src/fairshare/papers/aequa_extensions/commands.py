@@ -40,7 +40,7 @@ def _job(
     if methods:
         runs_argument(p, methods, note)
     else:
-        p.add_argument("--output", required=True)
+        p.add_argument("--output", required=True, help="seconds per round of each method (CSV)")
         p.add_argument(
             "--checkpoint",
             help="round checkpoint (resumed when its settings match; removed once the output is written)",
@@ -62,10 +62,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
 
     p = sub.add_parser("participation-summary", help="Table 3 (CSV + Markdown), claims and Figure 2")
-    p.add_argument("runs", nargs="+")
+    p.add_argument("runs", nargs="+", help="run JSONs written by `aequa-ext participation`")
     p.add_argument("--table", nargs=2, required=True, metavar=("CSV", "MD"), help="Table 3")
     p.add_argument("--per-client", required=True, help="per-client rates and rewards (CSV)")
-    p.add_argument("--claims", required=True)
+    p.add_argument("--claims", required=True, help="claims (CSV)")
     p.add_argument("--figure", required=True, help="figure stem (png + pdf)")
     cfg_argument(p)
     p.set_defaults(func=participation_summary)
@@ -77,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         training_time,
         TRAINING_TIME_METHODS,
     )
-    p.add_argument("--partition", required=True)
+    p.add_argument("--partition", required=True, help="name of an aequa.partitions entry")
     p.add_argument(
         "--standalone",
         nargs=2,
@@ -88,9 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
 
     p = sub.add_parser("training-time-summary", help="per-round metrics, claims and Figures 3-4")
-    p.add_argument("runs", nargs="+")
+    p.add_argument("runs", nargs="+", help="run JSONs written by `aequa-ext training-time`")
     p.add_argument("--rounds", required=True, help="tidy per-round metrics (CSV)")
-    p.add_argument("--claims", required=True)
+    p.add_argument("--claims", required=True, help="claims (CSV)")
     p.add_argument(
         "--figure",
         nargs=2,
@@ -116,20 +116,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
 
     p = _job(sub, "scale-overhead", "seconds per round of FedAvg and Aequa, alternately in one process", scale_overhead)
-    p.add_argument("--writers")
+    p.add_argument(
+        "--writers",
+        help="npz with writers_train (real FEMNIST writer ids); without it the configured writer-like partition",
+    )
     p.add_argument("--summary", required=True, help="Markdown: the median seconds per round and the overhead")
 
     p = sub.add_parser("scale-summary", help="Table 4, claims and Figure 5")
-    p.add_argument("runs", nargs="+")
+    p.add_argument("runs", nargs="+", help="run JSONs written by `aequa-ext scale`")
     p.add_argument("--table", nargs=2, required=True, metavar=("CSV", "MD"), help="Table 4")
-    p.add_argument("--claims", required=True)
+    p.add_argument("--claims", required=True, help="claims (CSV)")
     p.add_argument("--curve", required=True, help="a(p) of the Aequa runs (CSV)")
     p.add_argument("--figure", required=True, help="figure stem (png + pdf)")
     cfg_argument(p)
     p.set_defaults(func=scale_summary)
 
     p = sub.add_parser("femnist-data", help="cache LEAF's preprocessed FEMNIST (arrays + writer ids)")
-    p.add_argument("--leaf-dir", required=True)
+    p.add_argument(
+        "--leaf-dir", required=True, help="folder of LEAF's preprocessed FEMNIST (train/ and test/ JSON files)"
+    )
     p.add_argument("--output", required=True, help="dataset cache (.npz)")
     p.add_argument("--writers", required=True, help="writer ids (.npz with writers_train, writers_test)")
     cfg_argument(p)

@@ -47,38 +47,52 @@ EXP6_COLUMNS = {
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("exp5", help="take-up per task vs budget for every mechanism (Figures 7a, 7b)")
-    p.add_argument("--output", required=True)
+    p.add_argument(
+        "--output",
+        required=True,
+        help="take-up per task, their difference and minimum, and spending per mechanism, budget and seed (CSV)",
+    )
     cfg_argument(p)
     p.set_defaults(func=exp5)
 
     p = sub.add_parser(
         "recruit", help="one recruitment JSON (winners per task, participation, payments) per mechanism and seed"
     )
-    p.add_argument("--budget", type=float, required=True)
+    p.add_argument("--budget", type=float, required=True, help="the budget B of the recruitment")
     p.add_argument("--mechanisms", nargs="+", required=True, help="one mechanism per output")
     p.add_argument("--seeds", nargs="+", type=int, required=True, help="one seed index per output")
-    p.add_argument("--outputs", nargs="+", required=True)
+    p.add_argument("--outputs", nargs="+", required=True, help="one recruitment JSON per mechanism and seed")
     cfg_argument(p)
     p.set_defaults(func=recruit)
 
     p = sub.add_parser("properties", help="misreporting gains (Theorem 8, Corollary 9) and Corollary 10 by Monte Carlo")
-    p.add_argument("--truthfulness", required=True)
-    p.add_argument("--corollary10", required=True)
+    p.add_argument(
+        "--truthfulness",
+        required=True,
+        help="where to write each mechanism's misreporting gains on random bid profiles (CSV)",
+    )
+    p.add_argument(
+        "--corollary10",
+        required=True,
+        help="where to write Corollary 10, the Algorithm 3 line-5 readings and Theorem 11's join probability (CSV)",
+    )
     cfg_argument(p)
     p.set_defaults(func=properties)
 
     p = sub.add_parser(
         "claims", help="the paper's orderings, truthfulness statements and Corollary 10, from the results"
     )
-    p.add_argument("--exp5", required=True)
-    p.add_argument("--truthfulness", required=True)
-    p.add_argument("--corollary10", required=True)
-    p.add_argument("--output", required=True)
+    p.add_argument("--exp5", required=True, help="Experiment 5 results of `auctions exp5` (CSV)")
+    p.add_argument("--truthfulness", required=True, help="misreporting gains of `auctions properties` (CSV)")
+    p.add_argument(
+        "--corollary10", required=True, help="Corollary 10 and Theorem 11 results of `auctions properties` (CSV)"
+    )
+    p.add_argument("--output", required=True, help="claims (CSV)")
     cfg_argument(p)
     p.set_defaults(func=claims)
 
     p = sub.add_parser("figures", help="Figures 7a and 7b")
-    p.add_argument("--exp5", required=True)
+    p.add_argument("--exp5", required=True, help="Experiment 5 results of `auctions exp5` (CSV)")
     p.add_argument("--fig7a", required=True, help="figure path without suffix (writes .png and .pdf)")
     p.add_argument("--fig7b", required=True, help="figure path without suffix (writes .png and .pdf)")
     cfg_argument(p)
@@ -97,9 +111,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "figure7c", help="minimum accuracy across the two tasks vs round, per mechanism, and the Fig. 7c claims"
     )
-    p.add_argument("runs", nargs="+")
-    p.add_argument("--summary", required=True)
-    p.add_argument("--claims", required=True)
+    p.add_argument("runs", nargs="+", help="per-round results of `auctions exp6`, one CSV per recruitment file")
+    p.add_argument(
+        "--summary",
+        required=True,
+        help="minimum accuracy across tasks and minimum recruits per mechanism, seed, round (CSV)",
+    )
+    p.add_argument("--claims", required=True, help="the Fig. 7c claims (CSV)")
     p.add_argument("--output", required=True, help="figure path without suffix (writes .png and .pdf)")
     cfg_argument(p)
     p.set_defaults(func=figure7c)

@@ -16,43 +16,50 @@ from fairshare.pipeline.report import write_claims
 __all__ = ["GROUP", "HELP", "register", "fig1", "examples", "pos", "claims_cmd", "plot_fig1", "plot_pos"]
 
 GROUP = "dp-coalitions"
-HELP = "data sharing with endogenous DP levels: Nash and robust equilibria as exact sigma intervals"
+HELP = (
+    "data sharing with endogenous DP levels: Nash and robust equilibria as exact sigma intervals, worked examples, "
+    "price of stability"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fig1", help="exact max-equilibrium-size step functions (Figure 1) and every stability window")
     p.add_argument("--reference", required=True, help="YAML of the paper's printed instances")
-    p.add_argument("--intervals", required=True)
-    p.add_argument("--windows", required=True)
+    p.add_argument("--intervals", required=True, help="largest equilibrium size per sigma interval and notion (CSV)")
+    p.add_argument("--windows", required=True, help="every coalition's stability window in sigma, per notion (CSV)")
     p.set_defaults(func=fig1)
 
     p = sub.add_parser("examples", help="the Lemma 3/4/5 worked examples, recomputed beside the printed numbers")
-    p.add_argument("--reference", required=True)
-    p.add_argument("--output", required=True)
+    p.add_argument("--reference", required=True, help="YAML of the paper's printed instances")
+    p.add_argument("--output", required=True, help="one row per printed quantity, printed and reproduced (CSV)")
     p.set_defaults(func=examples)
 
     p = sub.add_parser("pos", help="price of stability vs n for identical costs, per alpha regime")
-    p.add_argument("--output", required=True)
+    p.add_argument(
+        "--output", required=True, help="centralized and decentralized optima and PoS per cost, alpha, n, notion (CSV)"
+    )
     cfg_argument(p)
     p.set_defaults(func=pos)
 
     p = sub.add_parser("claims", help="numerical checks of every checkable statement")
-    p.add_argument("--intervals", required=True)
-    p.add_argument("--examples", required=True)
-    p.add_argument("--pos", required=True)
-    p.add_argument("--output", required=True)
+    p.add_argument("--intervals", required=True, help="fig1_intervals.csv of `dp-coalitions fig1`")
+    p.add_argument("--examples", required=True, help="worked examples of `dp-coalitions examples` (CSV)")
+    p.add_argument("--pos", required=True, help="price_of_stability.csv of `dp-coalitions pos`")
+    p.add_argument("--output", required=True, help="claims (CSV)")
     cfg_argument(p)
     p.set_defaults(func=claims_cmd)
 
     p = sub.add_parser("plot-fig1", help="draw Figure 1 from fig1_intervals.csv")
-    p.add_argument("--intervals", required=True)
-    p.add_argument("--reference", required=True)
+    p.add_argument("--intervals", required=True, help="fig1_intervals.csv of `dp-coalitions fig1`")
+    p.add_argument(
+        "--reference", required=True, help="YAML of the paper's printed instances (for the number of players)"
+    )
     p.add_argument("--output", nargs="+", required=True, help="figure files (format from the suffix)")
     cfg_argument(p)
     p.set_defaults(func=plot_fig1)
 
     p = sub.add_parser("plot-pos", help="draw the price-of-stability curves from price_of_stability.csv")
-    p.add_argument("--pos", required=True)
+    p.add_argument("--pos", required=True, help="price_of_stability.csv of `dp-coalitions pos`")
     p.add_argument("--output", nargs="+", required=True, help="figure files (format from the suffix)")
     p.set_defaults(func=plot_pos)
 

@@ -34,7 +34,7 @@ RUN_COLUMNS = {
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="train runs of one experiment (methods, alphas, seeds), one after another")
-    p.add_argument("--experiment", required=True)
+    p.add_argument("--experiment", required=True, help="name of an mmfl.experiments entry")
     p.add_argument("--method", nargs="+", required=True, help="per run (or one for all): fedfair, random, ...")
     p.add_argument(
         "--alpha", type=_alpha, nargs="+", default=[None], help="per run (or one for all): alpha, or none (no alpha)"
@@ -50,19 +50,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
     p = sub.add_parser("summarize", help="tidy summary, Table II, rounds-to-threshold table, claims")
-    p.add_argument("runs", nargs="+")
-    p.add_argument("--summary", required=True)
-    p.add_argument("--across-tasks", required=True)
+    p.add_argument("runs", nargs="+", help="per-round results of `mmfl run`, one CSV per run")
+    p.add_argument("--summary", required=True, help="tidy accuracy, loss and clients per task and round (CSV)")
+    p.add_argument(
+        "--across-tasks", required=True, help="minimum, mean and variance of accuracy across tasks per round (CSV)"
+    )
     p.add_argument("--table2", required=True, help="Table II (CSV)")
     p.add_argument("--table2-md", required=True, help="Table II (Markdown)")
-    p.add_argument("--rounds-to-threshold", required=True)
-    p.add_argument("--claims", required=True)
+    p.add_argument(
+        "--rounds-to-threshold", required=True, help="first round the minimum accuracy reaches each threshold (CSV)"
+    )
+    p.add_argument("--claims", required=True, help="claims (CSV)")
     cfg_argument(p)
     p.set_defaults(func=summarize)
 
     p = sub.add_parser("figures", help="min-accuracy curves, per-task curves, variance bars, allocation maps")
-    p.add_argument("--summary", required=True)
-    p.add_argument("--allocations", nargs="+", required=True)
+    p.add_argument("--summary", required=True, help="summary.csv of `mmfl summarize`")
+    p.add_argument("--allocations", nargs="+", required=True, help="allocation maps written by `mmfl run` (NPZ)")
     for name in ("min-accuracy", "per-task", "variance", "allocation-maps"):
         p.add_argument(f"--{name}", required=True, help="figure path without suffix (writes .png and .pdf)")
     cfg_argument(p)

@@ -43,18 +43,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("claims", help="numerical check of every checkable lemma/theorem, errata included")
     p.add_argument("--monte-carlo", required=True, help="monte_carlo.csv (Thms 4.1-4.2, Cors 4.3-4.4 vs simulation)")
-    p.add_argument("--output", required=True)
+    p.add_argument("--output", required=True, help="claims (CSV)")
     cfg_argument(p)
     p.set_defaults(func=claims_cmd)
 
     p = sub.add_parser("monte-carlo", help="simulated vs exact errors (mean estimation and regression)")
-    p.add_argument("--output", required=True)
+    p.add_argument("--output", required=True, help="simulated vs closed-form error per task, method and player (CSV)")
     cfg_argument(p)
     p.set_defaults(func=monte_carlo)
 
     p = sub.add_parser("curves", help="error vs coalition size, and the (n_small, n_large) phase diagram")
-    p.add_argument("--sizes", required=True)
-    p.add_argument("--phases", required=True)
+    p.add_argument("--sizes", required=True, help="error of one of M equal players per federation method (CSV)")
+    p.add_argument("--phases", required=True, help="stable typed partitions over (n_small, n_large), per method (CSV)")
     cfg_argument(p)
     p.set_defaults(func=curves)
 

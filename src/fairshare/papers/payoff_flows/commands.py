@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("assemble", help="collect the coalition values into one bitmask value table")
     p.add_argument("inputs", nargs="+", help="one valuation JSON per non-empty coalition")
-    p.add_argument("--output", required=True)
+    p.add_argument("--output", required=True, help="the bitmask value table v(C) with its settings (JSON)")
     cfg_argument(p)
     p.set_defaults(func=assemble)
 
@@ -54,17 +54,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="budget scenarios: the config's, or Figure 2's three for the paper's five parties",
     )
     p.add_argument("--experiment", required=True, help="label written to the result rows (trained / reference)")
-    p.add_argument("--allocations", required=True)
-    p.add_argument("--flows", required=True)
+    p.add_argument(
+        "--allocations", required=True, help="payoffs, costs, revenues and model values per scenario and party (CSV)"
+    )
+    p.add_argument("--flows", required=True, help="payoff flows per scenario, payer and payee (CSV)")
     cfg_argument(p)
     p.set_defaults(func=analyze)
 
     p = sub.add_parser("figure2", help="Figure 2 panels a-h from an allocations/flows pair")
-    p.add_argument("--allocations", required=True)
-    p.add_argument("--flows", required=True)
-    p.add_argument("--title", required=True)
-    p.add_argument("--png", required=True)
-    p.add_argument("--pdf", required=True)
+    p.add_argument("--allocations", required=True, help="allocations of `payoff-flows analyze` (CSV)")
+    p.add_argument("--flows", required=True, help="payoff flows of `payoff-flows analyze` (CSV)")
+    p.add_argument("--title", required=True, help="the figure's title")
+    p.add_argument("--png", required=True, help="where to write the figure (PNG)")
+    p.add_argument("--pdf", required=True, help="where to write the figure (PDF)")
     p.set_defaults(func=figure2)
 
     p = sub.add_parser("claims", help="the paper's Section 5 statements, checked on each value table's allocations")
@@ -76,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar=("LABEL", "VALUES", "ALLOCATIONS", "FLOWS"),
         help="a value table's label, its JSON (for the dataset name) and its allocations and flows CSVs",
     )
-    p.add_argument("--output", required=True)
+    p.add_argument("--output", required=True, help="claims (CSV)")
     p.set_defaults(func=claims)
 
 
