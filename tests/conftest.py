@@ -24,6 +24,15 @@ def fresh_process_torch_threads():
     yield
 
 
+@pytest.fixture
+def one_torch_thread():
+    """Tiny models: one intra-op thread is fastest here and does not stall when other jobs load the shared cores."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session")
 def digits_labels() -> np.ndarray:
     from sklearn.datasets import load_digits

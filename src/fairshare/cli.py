@@ -2,7 +2,8 @@
 
 Several commands joined by ``+`` run one after another in one process (``fairshare aequa run ... + aequa run ...``).
 Groups are found, not listed: each paper's ``fairshare/papers/<paper>/commands.py`` and each public module of
-``fairshare/commands/`` that names a ``GROUP`` (what command modules share: ``fairshare/pipeline/commands_shared.py``; the one user-error type: ``fairshare/errors.py``).
+``fairshare/commands/`` that names a ``GROUP`` (what command modules share: ``fairshare/pipeline/commands_shared.py``;
+the one user-error type: ``fairshare/errors.py``).
 """
 
 from __future__ import annotations

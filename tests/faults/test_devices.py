@@ -25,14 +25,6 @@ AEQUA_METHODS = ("standalone", "fedavg_ft", "cgsv", "iafl", "aequa", "aequa_pmin
 TRAINING_TIME_METHODS = ("fedavg_ft", "cgsv", "iafl", "aequa", "aequa_cgsv", "aequa_shapfed")
 
 
-@pytest.fixture
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Path:
     """Dataset caches of digits and the synthetic task, the test profile's config cut to a round or two, and the

@@ -1,18 +1,9 @@
-"""Fixtures shared by the training tests: one torch thread, and scikit-learn digits as image tensors."""
+"""Fixtures shared by the training tests: scikit-learn digits as image tensors (one torch thread: tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
-
-
-@pytest.fixture
-def one_torch_thread():
-    """Tiny models: one intra-op thread is fastest here and does not stall when other jobs load the shared cores."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="session")

@@ -103,8 +103,8 @@ def parse_runs(args: argparse.Namespace, methods: tuple[str, ...]) -> list:
 
 def write_runs(runs: list, trained) -> None:
     """Write each run's JSON as soon as it is trained; its checkpoint goes once every command of the process has
-    succeeded (:func:`fairshare.pipeline.commands_shared.when_all_done`), so a job killed after some runs resumes each of them from its last
-    round (finished ones from their final round)."""
+    succeeded (:func:`fairshare.pipeline.commands_shared.when_all_done`), so a job killed after some runs resumes
+    each of them from its last round (finished ones from their final round)."""
 
     for done, out in trained:
         write_json(done.output, out)

@@ -88,8 +88,8 @@ def _per_run(values: list, count: int, flag: str) -> list:
 
 def run(args: argparse.Namespace) -> None:
     """Train each run in turn, writing its outputs as soon as it finishes; the checkpoints go only once every command
-    of the process has succeeded (:func:`fairshare.pipeline.commands_shared.when_all_done`), so a rerun of a killed job skips the finished
-    runs (their last checkpoint) and resumes the interrupted one."""
+    of the process has succeeded (:func:`fairshare.pipeline.commands_shared.when_all_done`), so a rerun of a killed
+    job skips the finished runs (their last checkpoint) and resumes the interrupted one."""
     from fairshare.data.datasets import load_cache
     from fairshare.learning.device import resolve_device
     from fairshare.papers.mmfl.experiment import Settings, run_job
