@@ -135,13 +135,18 @@ def read_runs(paths: Sequence[str | os.PathLike], types: Mapping[str, str]) -> p
     return pd.concat([read_checked_csv(p, types) for p in paths], ignore_index=True)
 
 
-def cache_problem(arrays: Mapping[str, np.ndarray], n_classes: int | None) -> str | None:
+def cache_problem(
+    arrays: Mapping[str, np.ndarray], n_classes: int | None, sample_shape: Sequence[int] | None = None
+) -> str | None:
     """What is wrong with a dataset cache's arrays, or None: ``x`` of 2 or 4 dimensions (``uint8`` images, ``float32``
-    features or ``int64`` token ids), the same per-sample shape and dtype in both splits, ``int64`` labels one per
-    sample, and every label within the classes (``n_classes``, the dataset's count when known, else the cache's)."""
+    features or ``int64`` token ids), the same per-sample shape and dtype in both splits (``sample_shape`` when
+    given), ``int64`` labels one per sample, and every label within the classes (``n_classes``, the dataset's count
+    when known, else the cache's)."""
     classes = len(arrays["classes"])
     if n_classes is not None and classes != n_classes:
         return f"{classes} class names, the dataset has {n_classes}"
+    if sample_shape is not None and arrays["x_train"].shape[1:] != tuple(sample_shape):
+        return f"samples of shape {arrays['x_train'].shape[1:]}, the dataset's are {tuple(sample_shape)}"
     for split in ("train", "test"):
         x, y = arrays[f"x_{split}"], arrays[f"y_{split}"]
         if x.ndim not in (2, 4) or x.dtype not in (np.uint8, np.float32, np.int64):

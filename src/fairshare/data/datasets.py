@@ -17,11 +17,14 @@ after every check passed, so a failure leaves nothing behind.
 
 Offline datasets: scikit-learn's bundled ``digits`` and a ``synthetic`` Gaussian task generated from a seed.
 
-Cache format (``data/processed/<name>.npz``, written atomically): ``x_train``, ``x_test`` as ``uint8`` arrays of
-shape (N, C, H, W) for images or ``float32`` (N, D) for tabular data; ``y_train``, ``y_test`` as ``int64``;
-``classes`` as a string array; ``digest``, the SHA-256 of those five arrays (:func:`content_digest`). Loading
-recomputes the digest, so a cache that was truncated, corrupted or replaced after it was built is refused.
-``ArrayDataset`` holds the same arrays in memory.
+Cache format (``data/processed/<name>.npz``, written atomically): ``name``, the dataset it holds; ``x_train``,
+``x_test`` as ``uint8`` arrays of shape (N, C, H, W) for images or ``float32`` (N, D) for tabular data; ``y_train``,
+``y_test`` as ``int64``; ``classes`` as a string array; ``digest``, the SHA-256 of those six arrays
+(:func:`content_digest`). Loading recomputes the digest, so a cache that was truncated, corrupted or replaced after it
+was built is refused, and checks what the cache holds against what the reader asked for: the dataset (by default the
+file's name), its class count and per-sample shape (:data:`KNOWN_CLASSES`, :data:`SAMPLE_SHAPES`, or the reader's
+``expected`` layout, as for ``synthetic`` whose layout comes from the config), so a valid cache of another dataset
+copied over it is refused too. ``ArrayDataset`` holds the same arrays in memory.
 """
 
 from __future__ import annotations
@@ -56,6 +59,9 @@ __all__ = [
     "build_dataset",
     "CACHE_ARRAYS",
     "KNOWN_CLASSES",
+    "SAMPLE_SHAPES",
+    "CACHE_NAMES",
+    "Layout",
     "REBUILD",
     "content_digest",
     "save_cache",
@@ -420,12 +426,26 @@ def build_dataset(
     return _torchvision_arrays(name, root)
 
 
-CACHE_ARRAYS = ("x_train", "y_train", "x_test", "y_test", "classes")
+CACHE_ARRAYS = ("name", "x_train", "y_train", "x_test", "y_test", "classes")
 #: Class count of each dataset whose count is fixed (synthetic's comes from the config): a cache's labels must lie
 #: below it, checked on every load (:func:`fairshare.validate.cache_problem`).
-KNOWN_CLASSES = {"digits": 10, "sst": 5, **{name: spec.n_classes for name, spec in TORCHVISION.items()}}
-#: What to do about a cache that fails its check: ``./run pipeline`` removes it before Snakemake starts
-#: (:func:`fairshare.pipeline.preflight.remove_failing_caches`), so its rule rebuilds it and what read it reruns.
+KNOWN_CLASSES = {
+    "digits": 10,
+    "sst": 5,
+    "femnist": 62,
+    **{name: spec.n_classes for name, spec in TORCHVISION.items()},
+}
+#: Per-sample shape of each dataset whose shape is fixed (SST: ``fairshare.data.sst``'s 56 token ids per sentence).
+SAMPLE_SHAPES = {
+    "digits": (1, 8, 8),
+    "sst": (56,),
+    **{name: (1, 28, 28) for name in ("mnist", "fashion_mnist", "emnist", "femnist")},
+    **{name: (3, 32, 32) for name in ("cifar10", "cifar100", "svhn")},
+}
+#: Every name a dataset cache may have (FEMNIST is cached by the Aequa extensions, beside its writers file).
+CACHE_NAMES: tuple[str, ...] = (*CACHEABLE, "femnist")
+#: (per-sample shape, class count) a reader expects of a cache; None for either: not checked.
+Layout = tuple[tuple[int, ...] | None, int | None]
 REBUILD = "rerun ./run pipeline, which removes it and rebuilds it"
 
 
@@ -442,6 +462,7 @@ def content_digest(arrays: dict[str, np.ndarray]) -> str:
 def save_cache(ds: ArrayDataset, path: str | Path) -> None:
     """Write ``ds`` as a cache file with its content digest (atomically)."""
     arrays = {
+        "name": np.array(ds.name),
         "x_train": ds.x_train,
         "y_train": ds.y_train,
         "x_test": ds.x_test,
@@ -451,9 +472,12 @@ def save_cache(ds: ArrayDataset, path: str | Path) -> None:
     write_npz(path, **arrays, digest=np.array(content_digest(arrays)))
 
 
-def load_cache(path: str | Path) -> ArrayDataset:
-    """Load a cache written by :func:`save_cache`; refuse one that is unreadable or changed since it was built."""
+def load_cache(path: str | Path, name: str | None = None, expected: Layout | None = None) -> ArrayDataset:
+    """Load a cache written by :func:`save_cache`; refuse one that is unreadable, changed since it was built, or holds
+    another dataset than ``name`` (by default the file's stem), or another layout than ``expected`` (by default the
+    dataset's known class count and per-sample shape)."""
     path = Path(path)
+    name = name or path.stem
     if not path.is_file():
         raise DatasetUnavailableError(f"cached dataset {path} does not exist; run `snakemake {path}` to build it")
     try:
@@ -469,11 +493,14 @@ def load_cache(path: str | Path) -> ArrayDataset:
         )
     if str(arrays["digest"]) != content_digest(arrays):
         raise DatasetUnavailableError(f"cached dataset {path} was changed after it was built; {REBUILD}")
-    problem = cache_problem(arrays, KNOWN_CLASSES.get(path.stem))
+    if (held := str(arrays["name"])) != name:
+        raise DatasetUnavailableError(f"cached dataset {path} holds '{held}', not '{name}'; {REBUILD}")
+    shape, classes = expected or (SAMPLE_SHAPES.get(name), KNOWN_CLASSES.get(name))
+    problem = cache_problem(arrays, classes, shape)
     if problem:
         raise DatasetUnavailableError(f"cached dataset {path} fails its check ({problem}); {REBUILD}")
     return ArrayDataset(
-        path.stem,
+        name,
         arrays["x_train"],
         arrays["y_train"],
         arrays["x_test"],

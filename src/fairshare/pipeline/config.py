@@ -439,9 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"fairshare: invalid config: {exc}", file=sys.stderr)
         return 2
-    from fairshare.pipeline.preflight import remove_failing_caches
+    from fairshare.pipeline.preflight import layouts, remove_failing_caches
 
-    for line in remove_failing_caches(cfg["data"]["processed_dir"], dry_run=_dry_run(argv)):
+    for line in remove_failing_caches(cfg["data"]["processed_dir"], _dry_run(argv), layouts(cfg)):
         print(f"fairshare: {line}", file=sys.stderr)
     return 0
 
