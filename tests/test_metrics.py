@@ -77,3 +77,48 @@ def test_a_collapsed_task_is_marked_on_every_round_of_its_rows():
     mark_collapsed(rows, tasks)
     assert all(r["collapsed"] for r in rows if r["task"] == 0)
     assert not any(r["collapsed"] for r in rows if r["task"] == 1)
+
+
+# Ten identical rewards as a run wrote them (IAFL, digits/homogeneous, a default run): np.std reads 1.1e-16, not 0
+CONSTANT = [0.9513284517602851] * 10
+NEAR_CONSTANT = [0.1 + 0.2, 0.3, 0.3]  # one ulp apart: np.std reads 4.5e-17
+
+
+def test_pearson_is_nan_for_rewards_constant_up_to_rounding():
+    assert np.std(CONSTANT) > 0 and 0 < np.std(NEAR_CONSTANT) < 1e-16  # what an exact test of np.std == 0 misses
+    with pytest.warns(RuntimeWarning, match="constant"):
+        assert math.isnan(metrics.pearson(np.linspace(0.5, 0.9, 10), CONSTANT))
+    with pytest.warns(RuntimeWarning, match="constant"):
+        assert math.isnan(metrics.pearson([0.2, 0.5, 0.9], NEAR_CONSTANT))  # not the -0.47 that rounding gives
+    # a real spread, however small (one test example in a million), is a correlation
+    assert metrics.pearson([1, 2, 3], [0.5, 0.5 + 1e-6, 0.5 + 3e-6]) == pytest.approx(
+        np.corrcoef([0, 1, 3], [1, 2, 3])[0, 1]
+    )
+
+
+def test_pearson_is_nan_for_nan_rewards():
+    with pytest.warns(RuntimeWarning, match="not finite"):
+        assert math.isnan(metrics.pearson([0.2, 0.5, 0.9], [0.6, np.nan, 0.7]))
+
+
+def test_cgs_is_zero_for_gains_equal_up_to_rounding():
+    alone = np.array([0.61, 0.73, 0.85, 0.97])
+    reward = alone + 0.1  # every gain 0.1 up to rounding: np.std of the gains reads 4.8e-17
+    assert np.std(reward - alone) > 0
+    assert metrics.collaboration_gain_spread(reward, alone) == 0.0
+    assert metrics.collaboration_gain_spread(reward, alone, ddof=1) == 0.0
+    assert metrics.collaboration_gain_spread(CONSTANT, CONSTANT) == 0.0
+    assert metrics.collaboration_gain_spread(reward + [0, 1e-6, 0, 0], alone) > 0  # a real spread stays
+    assert math.isnan(metrics.collaboration_gain_spread([0.5, np.nan], [0.4, 0.4]))
+
+
+def test_numerical_zero_is_relative_to_the_scale():
+    assert not metrics.numerically_constant([1e-20, 2e-20])  # tiny values, a real spread on their own scale
+    assert metrics.numerically_constant([1e-20, 2e-20], scale=1.0)
+    assert metrics.numerically_constant(CONSTANT) and metrics.numerically_constant([5.0])
+    assert not metrics.numerically_constant([0.5, np.nan])
+    assert metrics.spread(NEAR_CONSTANT) == 0.0 and metrics.spread([0.0, 1.0]) == 0.5
+    assert metrics.variance_across_tasks(np.array([NEAR_CONSTANT, [0.1, 0.2, 0.3]])).tolist() == pytest.approx(
+        [0.0, 0.02 / 3]
+    )
+    assert metrics.variance_across_tasks(np.array([NEAR_CONSTANT]))[0] == 0.0

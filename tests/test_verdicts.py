@@ -110,3 +110,36 @@ def test_a_comparison_claim_carries_status_interval_and_reason():
     )
     assert row.status == "inconclusive" and row.holds is None
     assert row.interval.startswith("+0.0667 [") and row.note.startswith("inconclusive: seed noise")
+
+
+# The rho of identical rewards as an exact test of np.std == 0 computed it (IAFL and FedAvg-FT in a default run)
+ROUNDING_RHO = [1.1559419754658011e-14, -8.645754450735995e-15, 7.158278428674918e-16]
+
+
+def test_a_variance_at_numerical_zero_forms_no_ratio():
+    aequa = [0.91, 0.78, 0.85]
+    verdict = v.spread_decreases(ROUNDING_RHO, aequa)  # the exact variance, 1e-28, gave a ratio of 1e26: differs
+    assert verdict.status == v.INCONCLUSIVE and "no spread in the first setting" in verdict.why
+    assert v.spread_decreases([0.3, 0.1 + 0.2, 0.3], aequa).status == v.INCONCLUSIVE  # variance 1e-33 on 0.3
+    smaller = v.spread_decreases(aequa, [0.3, 0.1 + 0.2, 0.3])  # the other way: a zero spread is smaller
+    assert smaller.status == v.MATCH and smaller.evidence.startswith("variance ratio 0 [0, 0]")
+
+
+def test_nan_seed_values_leave_a_comparison_open_and_say_why():
+    verdict = v.higher(v.paired(seeds([0.9, np.nan, 0.8]), seeds([0.1, 0.2, 0.1])))
+    assert verdict.status == v.INCONCLUSIVE and verdict.why == "undefined on some seed (NaN)"
+    spread = v.spread_decreases([0.1, np.nan, 0.3], [0.5, 0.5, 0.51])
+    assert spread.status == v.INCONCLUSIVE and spread.why == "undefined on some seed (NaN)"
+    assert v.comparable(v.interval([0.0, np.nan, 0.001]), 0.02).why == "undefined on some seed (NaN)"
+
+
+def test_a_difference_within_rounding_is_a_tie():
+    iv = v.paired(seeds([0.1 + 0.2] * 3), seeds([0.3] * 3))  # 0.30000000000000004 - 0.3 = 5.6e-17 on every seed
+    assert iv.values == (0.0, 0.0, 0.0)
+    assert v.higher(iv).status == v.INCONCLUSIVE and v.lower(iv).status == v.INCONCLUSIVE
+    assert v.paired(seeds([0.3 + 1e-9]), seeds([0.3])).values[0] > 0  # a real difference stays
+
+
+def test_an_interval_of_values_equal_up_to_rounding_has_zero_width():
+    iv = v.interval([0.1 + 0.2, 0.3, 0.3])
+    assert iv.low == iv.high == iv.mean

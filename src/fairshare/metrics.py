@@ -14,6 +14,9 @@ __all__ = [
     "rounds_to_threshold",
     "collapsed",
     "balanced_accuracy",
+    "CONSTANT_RTOL",
+    "numerically_constant",
+    "spread",
     "pearson",
     "collaboration_gains",
     "mean_collaboration_gain",
@@ -22,6 +25,35 @@ __all__ = [
     "incentivized_participation_rate",
     "times_best",
 ]
+
+
+#: Numerical zero of a spread (issue 42), relative to the data's scale: a vector is numerically constant when its
+#: standard deviation is at most ``CONSTANT_RTOL`` times the largest magnitude among its values (or a given scale).
+#: Identical values come back from a float64 mean with a rounding error of at most about n * 2.2e-16 of their
+#: magnitude (2e-12 for n = 10^4 values: their spread then reads 1e-17, not 0), while rewards, contributions and
+#: accuracies that really differ do so by at least one test example in a million (1e-6): 1e-10 lies between both by
+#: four orders of magnitude. Fixed before any verdict was recomputed with it.
+CONSTANT_RTOL = 1e-10
+
+
+def numerically_constant(x: Sequence[float], scale: float | None = None) -> bool:
+    """Whether ``x`` is constant up to rounding: its population standard deviation is at most
+    :data:`CONSTANT_RTOL` times ``scale`` (default: max |x|). Fewer than two values are constant; a NaN makes a
+    vector non-constant (NaN has its own rule)."""
+    x = np.asarray(x, float)
+    if x.size < 2:
+        return True
+    ref = float(np.max(np.abs(x))) if scale is None else float(scale)
+    return bool(np.std(x) <= CONSTANT_RTOL * ref)
+
+
+def spread(x: Sequence[float], ddof: int = 0, scale: float | None = None) -> float:
+    """Standard deviation of ``x`` (``ddof`` as numpy's), exactly 0 for a numerically constant vector
+    (:func:`numerically_constant` with ``scale``), NaN when a value is NaN."""
+    x = np.asarray(x, float)
+    if x.size > ddof and numerically_constant(x, scale):
+        return 0.0
+    return float(np.std(x, ddof=ddof))
 
 
 def min_across_tasks(acc: np.ndarray) -> np.ndarray:
@@ -34,8 +66,12 @@ def mean_across_tasks(acc: np.ndarray) -> np.ndarray:
 
 
 def variance_across_tasks(acc: np.ndarray) -> np.ndarray:
-    """Population variance over tasks (np.var, ddof = 0, as the multi-model FL authors' code)."""
-    return np.var(acc, axis=-1)
+    """Population variance over tasks (np.var, ddof = 0, as the multi-model FL authors' code); 0 where the tasks'
+    accuracies are numerically constant (:func:`numerically_constant`)."""
+    acc = np.asarray(acc, float)
+    var = np.var(acc, axis=-1)
+    floor = (CONSTANT_RTOL * np.max(np.abs(acc), axis=-1)) ** 2
+    return np.where(var <= floor, 0.0, var)
 
 
 def rounds_to_threshold(curve: Sequence[float], threshold: float) -> int | None:
@@ -71,9 +107,14 @@ def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int | N
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    """Pearson correlation; NaN with a warning when either side is constant (correlation undefined)."""
+    """Pearson correlation; NaN with a warning when it is undefined: either side numerically constant
+    (:func:`numerically_constant`: identical rewards whose spread reads 1e-17 give NaN, not a correlation of
+    1e-16) or holding a NaN or infinity."""
     x, y = np.asarray(x, float), np.asarray(y, float)
-    if np.std(x) == 0 or np.std(y) == 0:
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        warnings.warn("Pearson correlation undefined: an input is not finite", RuntimeWarning, stacklevel=2)
+        return float("nan")
+    if numerically_constant(x) or numerically_constant(y):
         warnings.warn("Pearson correlation undefined: one of the inputs is constant", RuntimeWarning, stacklevel=2)
         return float("nan")
     return float(np.corrcoef(x, y)[0, 1])
@@ -90,8 +131,11 @@ def mean_collaboration_gain(reward_acc: Sequence[float], standalone_acc: Sequenc
 
 def collaboration_gain_spread(reward_acc: Sequence[float], standalone_acc: Sequence[float], ddof: int = 0) -> float:
     """CGS: standard deviation of the collaboration gains (Aequa App. B; population std by default, ``ddof=1``
-    for the sample std: the paper does not say which)."""
-    return float(np.std(collaboration_gains(reward_acc, standalone_acc), ddof=ddof))
+    for the sample std: the paper does not say which); exactly 0 when the gains are equal up to the rounding of
+    the accuracies they are differences of (:func:`spread` on the scale of both accuracy vectors)."""
+    reward, alone = np.asarray(reward_acc, float), np.asarray(standalone_acc, float)
+    scale = float(np.max(np.abs(np.concatenate([reward.ravel(), alone.ravel()])), initial=0.0))
+    return spread(reward - alone, ddof=ddof, scale=scale)
 
 
 def individual_rationality(

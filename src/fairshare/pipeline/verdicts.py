@@ -11,6 +11,11 @@ A comparison of training results is made per seed and judged on an interval, nev
 - ``every`` / ``most``: a statement over several settings, counting how many match, differ and are inconclusive;
 - ``spread_decreases``: a statement about the seed-to-seed spread itself, on the F interval of a variance ratio.
 
+Numerics (issue 42): a per-seed difference within rounding of the two values it compares
+(:data:`fairshare.metrics.CONSTANT_RTOL` of their magnitude) is a tie, exactly 0; a spread at numerical zero
+(:func:`fairshare.metrics.spread`) is exactly 0, and a variance ratio over a zero variance is refused
+(inconclusive), never a ratio of 1e27; a NaN seed value leaves its comparison inconclusive and says so.
+
 Each returns a :class:`Verdict`: the status and the evidence text (effect, interval, per-seed values) that the
 scorecard's ``interval`` column shows.
 """
@@ -23,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+
+from fairshare.metrics import CONSTANT_RTOL, spread
 
 __all__ = [
     "CONFIDENCE",
@@ -90,24 +97,36 @@ class Verdict:
 
 
 def interval(values: Iterable[float]) -> Interval:
-    """Mean and Student-t interval of ``values`` (one per seed)."""
+    """Mean and Student-t interval of ``values`` (one per seed); the spread of numerically constant values is 0
+    (:func:`fairshare.metrics.spread`); unbounded with a NaN value (the comparison is undefined on that seed)."""
     x = np.asarray(list(values), dtype=float)
     if x.size == 0:
         return Interval((), math.nan, -math.inf, math.inf)
+    if not np.isfinite(x).all():
+        return Interval(tuple(map(float, x)), math.nan, -math.inf, math.inf)
     mean = float(x.mean())
     if x.size < 2:
         return Interval(tuple(map(float, x)), mean, -math.inf, math.inf)
-    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, x.size - 1) * spread(x, ddof=1) / math.sqrt(x.size))
     return Interval(tuple(map(float, x)), mean, mean - half, mean + half)
 
 
+def _difference(a: float, b: float) -> float:
+    """``a - b``, exactly 0 within rounding of the two (:data:`fairshare.metrics.CONSTANT_RTOL` of max |a|, |b|)."""
+    d = a - b
+    return 0.0 if abs(d) <= CONSTANT_RTOL * max(abs(a), abs(b)) else d
+
+
 def paired(a: Mapping[object, float], b: Mapping[object, float]) -> Interval:
-    """The interval of ``a[seed] - b[seed]`` over the seeds both ran (a pandas Series indexed by seed works)."""
+    """The interval of ``a[seed] - b[seed]`` over the seeds both ran (a pandas Series indexed by seed works); a
+    difference within rounding of the values is a tie (0)."""
     seeds = [s for s in a.keys() if s in b.keys()]
-    return interval(float(a[s]) - float(b[s]) for s in sorted(seeds))
+    return interval(_difference(float(a[s]), float(b[s])) for s in sorted(seeds))
 
 
 def _why(iv: Interval) -> str:
+    if any(math.isnan(x) for x in iv.values):
+        return "undefined on some seed (NaN)"
     return f"too few seeds ({iv.n})" if iv.n < 2 else "seed noise: the interval includes no effect"
 
 
@@ -220,14 +239,22 @@ def decreasing(per_seed: Mapping[float, Mapping[object, float]], digits: int = 4
 
 def spread_decreases(first: Sequence[float], second: Sequence[float], digits: int = 4) -> Verdict:
     """The seed-to-seed spread of ``second`` is smaller than that of ``first``: the F interval of the variance
-    ratio var(second) / var(first) lies below 1 (match), above 1 (differs), or straddles it."""
+    ratio var(second) / var(first) lies below 1 (match), above 1 (differs), or straddles it. A variance at numerical
+    zero on the scale of both samples (:func:`fairshare.metrics.spread`) is 0: over a zero first variance the ratio
+    is refused (inconclusive: a seed variance of 1e-29 from rounding would give a ratio of 1e27); a zero second
+    variance against a positive first one is a ratio of 0. A NaN value leaves the comparison inconclusive."""
     a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     if a.size < 2 or b.size < 2:
         n = min(a.size, b.size)
         return Verdict(INCONCLUSIVE, f"{n} seed(s): no spread to compare", f"too few seeds ({n})")
-    va, vb = float(a.var(ddof=1)), float(b.var(ddof=1))
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        why = "undefined on some seed (NaN)"
+        return Verdict(INCONCLUSIVE, why, why)
+    scale = float(max(np.abs(a).max(), np.abs(b).max()))
+    va, vb = spread(a, ddof=1, scale=scale) ** 2, spread(b, ddof=1, scale=scale) ** 2
     if va == 0.0:
-        return Verdict(INCONCLUSIVE, "no spread in the first setting", "no spread in the first setting")
+        why = "no spread in the first setting (zero up to rounding): no ratio to form"
+        return Verdict(INCONCLUSIVE, why, why)
     ratio, tail = vb / va, (1 - CONFIDENCE) / 2
     low = ratio / float(stats.f.ppf(1 - tail, b.size - 1, a.size - 1))
     high = ratio / float(stats.f.ppf(tail, b.size - 1, a.size - 1))

@@ -52,11 +52,19 @@ def _runs(values: dict) -> C.Runs:
     return C._per_seed(_tidy(values), "std")
 
 
-def test_a_nan_pearson_ranks_last_on_its_seed():
-    assert seed_values({0: np.nan, 1: 0.2}, pearson=True) == {0: NAN_PEARSON, 1: 0.2}
-    assert np.isnan(seed_values({0: np.nan}, pearson=False)[0])
-    verdict = placed("a", {"a": {0: 0.1, 1: 0.2, 2: 0.15}, "b": seed_values({0: np.nan, 1: np.nan, 2: np.nan}, True)})
+def test_a_nan_pearson_counts_as_no_correlation_on_its_seed():
+    assert seed_values({0: np.nan, 1: 0.2}, "pearson") == {0: NAN_PEARSON, 1: 0.2}
+    assert np.isnan(seed_values({0: np.nan}, "accuracy")[0])
+    nan = {0: np.nan, 1: np.nan, 2: np.nan}
+    verdict = placed("a", {"a": {0: 0.1, 1: 0.2, 2: 0.15}, "b": seed_values(nan, "pearson")})
     assert verdict.status == "match" and "a > b" in verdict.evidence
+
+
+@pytest.mark.parametrize(
+    "column", ["pearson", "pearson_joined", "pearson_fit", "pearson_crossfit", "pearson_width_acc", "pearson_width"]
+)
+def test_one_nan_rule_for_every_rho_column(column):
+    assert seed_values({0: np.nan, 1: 0.3}, column) == {0: NAN_PEARSON, 1: 0.3}
 
 
 def test_a_ranking_is_every_pair_it_implies():

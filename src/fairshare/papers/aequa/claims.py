@@ -4,13 +4,13 @@ Every comparison of methods is made per seed and decided over seeds (:mod:`fairs
 setting, "Aequa above every baseline" is a paired ``higher`` (or ``lower`` for CGS) against each baseline, all
 required (``every`` over baselines); "in all cases" is ``every`` over the (dataset, partition) settings that ran, "in
 most settings" ``most``. The ``reproduced`` text keeps the seed means of the paper's tables. A NaN Pearson
-correlation (identical rewards) ranks last on its seed (:data:`claims_seeds.NAN_PEARSON`), as a NaN baseline counted
-as beaten before. Aequa's rows are those of the configured allocation cost (the spec's sigma/mu unless configured
-otherwise), fitted on the validation split and read on the test split. Two rows are not method comparisons and stay
-as they were: individual rationality (a property of every fitted allocation, one counterexample refutes it) and
-Table 9's printed rho(contribution, width) = 1.0. Properties that hold by construction are unit tests, not claims:
-IR when the allocation is fitted on the split it is judged on, and rho(contribution, width) = 1 with continuous
-widths fitted on the same contributions (tests/games/test_aequa_allocation.py).
+correlation (identical rewards) counts as 0, no correlation, on its seed, in every rho column
+(:data:`claims_seeds.NAN_PEARSON`, docs/verdicts.md). Aequa's rows are those of the configured allocation cost (the
+spec's sigma/mu unless configured otherwise), fitted on the validation split and read on the test split. Two rows are
+not method comparisons and stay as they were: individual rationality (a property of every fitted allocation, one
+counterexample refutes it) and Table 9's printed rho(contribution, width) = 1.0. Properties that hold by construction
+are unit tests, not claims: IR when the allocation is fitted on the split it is judged on, and rho(contribution,
+width) = 1 with continuous widths fitted on the same contributions (tests/games/test_aequa_allocation.py).
 """
 
 from __future__ import annotations
@@ -60,13 +60,12 @@ def _beats_baselines(
     margin: float = 0.0,
 ) -> v.Verdict:
     """Aequa (``mine`` = (method, metric), default Aequa's ``metric``) better than each baseline that ran in setting
-    ``s`` on ``metric`` (by more than ``margin``), paired over seeds; NaN Pearson ranks last."""
+    ``s`` on ``metric`` (by more than ``margin``), paired over seeds; a NaN Pearson counts as 0."""
     method, own = mine[0], mine[1] or metric
     key = method if own == metric else f"{method} {own}"
-    values = {b: runs[(*s, b, metric)] for b in BASELINES if (*s, b, metric) in runs}
-    values[key] = runs.get((*s, method, own), {})
-    pearson = metric.startswith("pearson")
-    return placed(key, {k: seed_values(x, pearson) for k, x in values.items()}, lower_is_better=lower, margin=margin)
+    values = {b: seed_values(runs[(*s, b, metric)], metric) for b in BASELINES if (*s, b, metric) in runs}
+    values[key] = seed_values(runs.get((*s, method, own), {}), own)
+    return placed(key, values, lower_is_better=lower, margin=margin)
 
 
 def _per_setting(runs: Runs, settings: list[Setting], metric: str, **kw) -> dict[str, v.Verdict]:
@@ -106,7 +105,7 @@ def _accuracy_best_or_second(runs: Runs, settings: list[Setting]) -> Claim:
         f"{d}/{p}": placed(
             "aequa",
             {
-                m: seed_values(runs[(d, p, m, "accuracy")], False)
+                m: seed_values(runs[(d, p, m, "accuracy")], "accuracy")
                 for m in ("aequa", *BASELINES)
                 if m != "fedavg_ft" and (d, p, m, "accuracy") in runs
             },

@@ -14,27 +14,41 @@ import pandas as pd
 
 from fairshare.pipeline import verdicts as v
 
-__all__ = ["NAN_PEARSON", "open_settings", "placed", "seed_mean", "seed_values"]
+__all__ = ["NAN_PEARSON", "is_rho", "open_settings", "placed", "seed_mean", "seed_mean_text", "seed_values"]
 
-# A NaN Pearson correlation means identical rewards for every client (a constant input): the reward carries no
-# information about the contribution, so on its seed it counts as no correlation, 0 (not as -1, an anti-correlation
-# no method showed, which would also inflate the seed-to-seed spread). A NaN method thus loses to any positive
-# correlation on that seed, as the claims before issue 26 counted it beaten. Chosen before any run of issue 26.
+# A NaN Pearson correlation means identical rewards for every client (an input constant up to rounding,
+# fairshare.metrics.numerically_constant): the reward carries no information about the contribution, so on its seed
+# it counts as no correlation, 0 (not as -1, an anti-correlation no method showed, which would also inflate the
+# seed-to-seed spread). A NaN method thus loses to any positive correlation on that seed and beats any negative one.
+# Chosen before any run of issue 26; issue 42 applies it to every rho column (is_rho), pearson_joined included.
 NAN_PEARSON = 0.0
 
 Seeds = Mapping[object, float]  # seed -> value
 
 
-def seed_values(values: pd.Series | Seeds, pearson: bool) -> dict[object, float]:
-    """``seed -> value`` of one method in one setting; for a Pearson metric NaN becomes :data:`NAN_PEARSON`."""
+def is_rho(metric: str) -> bool:
+    """Whether a results column holds a Pearson correlation (pearson, pearson_fit, pearson_joined, pearson_crossfit,
+    pearson_width_acc, ...): the one test of which columns the NaN rule (:data:`NAN_PEARSON`) applies to."""
+    return metric.startswith("pearson")
+
+
+def seed_values(values: pd.Series | Seeds, metric: str) -> dict[object, float]:
+    """``seed -> value`` of one method in one setting on the column ``metric``; for a Pearson column
+    (:func:`is_rho`) NaN becomes :data:`NAN_PEARSON`, other columns keep NaN (their comparisons stay open)."""
     out = {seed: float(x) for seed, x in dict(values).items()}
-    return {s: NAN_PEARSON if pearson and math.isnan(x) else x for s, x in out.items()}
+    return {s: NAN_PEARSON if is_rho(metric) and math.isnan(x) else x for s, x in out.items()}
 
 
 def seed_mean(values: Seeds) -> float:
     """The mean over seeds that the tables print (NaN seeds left out, as pandas does), for readable text only."""
     finite = [x for x in values.values() if not math.isnan(x)]
     return sum(finite) / len(finite) if finite else math.nan
+
+
+def seed_mean_text(values: Seeds, digits: int = 3) -> str:
+    """:func:`seed_mean` as text, naming the NaN seeds it leaves out ("0.488 (NaN on 2 of 3 seeds)")."""
+    nan = sum(math.isnan(x) for x in values.values())
+    return f"{seed_mean(values):.{digits}f}" + (f" (NaN on {nan} of {len(values)} seeds)" if nan else "")
 
 
 def placed(

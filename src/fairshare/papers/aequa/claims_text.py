@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from fairshare.papers.aequa.claims_seeds import open_settings, seed_mean, seed_values
+from fairshare.papers.aequa.claims_seeds import open_settings, seed_mean, seed_mean_text, seed_values
 from fairshare.papers.aequa.settings import Verdicts
 from fairshare.pipeline import verdicts as v
 from fairshare.pipeline.report import Claim
@@ -29,7 +29,7 @@ NAMES = {"fedavg_ft": "FedAvg-FT", "cgsv": "CGSV", "iafl": "IAFL", "aequa": "Aeq
 
 
 def _values(runs: Runs, s: Setting, method: str, metric: str) -> dict[object, float]:
-    return seed_values(runs.get((*s, method, metric), {}), metric.startswith("pearson"))
+    return seed_values(runs.get((*s, method, metric), {}), metric)
 
 
 def _level(values: Mapping[object, float], level: float, above: bool) -> v.Verdict:
@@ -71,7 +71,7 @@ def _row(artifact: str, claim: str, paper_states: str, per: Mapping[str, v.Verdi
 
 
 def _means(runs: Runs, cases: list[Setting], method: str, metric: str) -> str:
-    return ", ".join(f"{d}/{p} {seed_mean(runs.get((d, p, method, metric), {})):.3f}" for d, p in cases)
+    return ", ".join(f"{d}/{p} {seed_mean_text(runs.get((d, p, method, metric), {}))}" for d, p in cases)
 
 
 # ----------------------------------------------------------------------------------------- Sec. 5.2 / App. D.3

@@ -3,7 +3,8 @@
 Every statement compares methods, so it is made per seed and decided over seeds (:mod:`fairshare.pipeline.verdicts`, issue
 26): a ranking ("Aequa highest", "IAFL second", "above every baseline") is the set of pairwise comparisons it implies,
 each a paired ``higher`` (``lower`` for CGS) over seeds, all required (``every``). A NaN Pearson correlation
-(identical rewards) ranks last on its seed (:data:`fairshare.papers.aequa.claims_seeds.NAN_PEARSON`). The
+(identical rewards) counts as 0 on its seed in every rho column, ``pearson_joined`` included
+(:data:`fairshare.papers.aequa.claims_seeds.NAN_PEARSON`, docs/verdicts.md). The
 ``reproduced`` text keeps the seed means. With one seed (the default profile's ``extension_seeds`` before it becomes
 3) every row is inconclusive. The per-round overhead of Sec. 6.6 is a timing of this machine
 (``timings/aequa/scale_overhead.md``), not a claim: its printed number is lost, and "Aequa under 2x FedAvg" cannot
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairshare.papers.aequa.claims_seeds import Seeds, placed, seed_mean, seed_values
+from fairshare.papers.aequa.claims_seeds import Seeds, placed, seed_mean, seed_mean_text, seed_values
 from fairshare.papers.aequa.settings import ExtensionSettings
 from fairshare.papers.aequa.tables import BASELINES
 from fairshare.papers.aequa_extensions.experiment import LABELS, PARTICIPATION_METHODS, TRAINING_TIME_METHODS
@@ -31,16 +32,15 @@ PAPER = "aequa"
 
 
 def _seeds(frame: pd.DataFrame, column: str) -> dict[str, dict[object, float]]:
-    """method -> seed -> ``column`` of one setting's rows (NaN Pearson ranks last)."""
-    pearson = column == "pearson"
-    return {m: seed_values(dict(zip(g.seed, g[column])), pearson) for m, g in frame.groupby("method")}
+    """method -> seed -> ``column`` of one setting's rows (a NaN Pearson counts as 0: ``claims_seeds.seed_values``)."""
+    return {m: seed_values(dict(zip(g.seed, g[column])), column) for m, g in frame.groupby("method")}
 
 
 def _listing(values: Mapping[str, Seeds], raw: Mapping[str, Seeds] | None = None) -> str:
-    """Methods by decreasing seed mean (NaN last), with the means of ``raw`` (default ``values``)."""
+    """Methods by decreasing seed mean (NaN last), with the means of ``raw`` (default ``values``) and their NaN seeds."""
     means = {m: seed_mean((raw or values)[m]) for m in values}
     order = sorted(means, key=lambda m: -np.nan_to_num(means[m], nan=-np.inf))
-    return "seed means: " + ", ".join(f"{LABELS[m]} {means[m]:.3f}" for m in order)
+    return "seed means: " + ", ".join(f"{LABELS[m]} {seed_mean_text((raw or values)[m])}" for m in order)
 
 
 def _participation_claims(
