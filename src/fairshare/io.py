@@ -100,14 +100,24 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"cannot serialise {type(obj).__name__} to JSON")
 
 
-def write_json(path: str | os.PathLike, obj: Any) -> None:
-    """Write ``obj`` as indented JSON, atomically (numpy scalars and arrays allowed)."""
+def write_json(path: str | os.PathLike, obj: Any, *, check: bool = True) -> None:
+    """Write ``obj`` as indented JSON, atomically (numpy scalars and arrays allowed), then its check file
+    (``<path>.check.json``, :func:`fairshare.validate.write_check`) that :func:`read_json` verifies; ``check=False``
+    for a final output that no step reads back (a DVC metrics file)."""
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, default=_json_default, sort_keys=False) + "\n")
+    if check:
+        from fairshare.validate import write_check
+
+        write_check(path)
 
 
 def read_json(path: str | os.PathLike) -> Any:
-    return json.loads(Path(path).read_text())
+    """The JSON that :func:`write_json` wrote at ``path``, refused in one line (``CorruptFileError``, naming the file
+    and the rule that rebuilds it) when it is unreadable, cut, or its bytes differ from its check file's record."""
+    from fairshare.validate import read_checked_json
+
+    return read_checked_json(path)
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

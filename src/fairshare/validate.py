@@ -1,4 +1,5 @@
-"""Checks of what a step reads, where it is read: tidy CSVs against their check file, dataset caches' arrays.
+"""Checks of what a step reads, where it is read: tidy CSVs and JSON files against their check file, dataset caches'
+arrays.
 
 A CSV that a later step reads (a training run's rows, a claims file) is written with :func:`write_checked_csv`: the
 CSV, then beside it ``<file>.check.json`` holding its row count and the SHA-256 of its bytes (no timestamp, so a
@@ -6,6 +7,11 @@ rerun writes the same bytes). The rule that writes the CSV declares the check fi
 :func:`read_checked_csv` refuses a CSV whose bytes or row count differ from its check file (a file cut at a row
 boundary, a half-written copy), whose columns are not the expected ones, or whose typed columns do not parse; the
 error is one line naming the file and the rule that makes it, never a traceback and never a table with rows missing.
+
+JSON files get the same contract (:func:`write_check`, :func:`read_checked_json`): ``fairshare.io.write_json`` writes
+the check file (the SHA-256 of the bytes) beside every JSON it writes, unless told it is a final output no step reads
+(DVC metrics), and ``fairshare.io.read_json`` refuses a JSON whose bytes differ from it, so a run record edited by
+hand, even into valid JSON, or cut in half, is one line naming it and the rule that rebuilds it.
 """
 
 from __future__ import annotations
@@ -28,8 +34,11 @@ __all__ = [
     "check_path",
     "producer",
     "corrupt",
+    "write_check",
+    "recorded_digest",
     "write_checked_csv",
     "read_checked_csv",
+    "read_checked_json",
     "check_frame",
     "read_runs",
     "cache_problem",
@@ -69,12 +78,47 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def write_check(path: str | os.PathLike, **extra: int) -> None:
+    """Write the check file of ``path`` (atomically): the SHA-256 of its bytes, and ``extra`` (a CSV's row count)."""
+    from fairshare.io import write_text
+
+    record = {**extra, "sha256": _sha256(Path(path).read_bytes())}
+    write_text(check_path(path), json.dumps(record, indent=2) + "\n")
+
+
+def recorded_digest(path: str | os.PathLike) -> tuple[bytes, dict]:
+    """The bytes of ``path`` and what its check file records, after checking that the two agree; raises
+    :class:`CorruptFileError` for an unreadable file, a missing or unreadable check file, or differing bytes."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise corrupt(path, f"unreadable: {exc.strerror}") from None
+    try:
+        recorded = json.loads(check_path(path).read_text())
+        digest = str(recorded["sha256"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise corrupt(path, f"its check file {check_path(path)} is missing or unreadable") from None
+    if _sha256(data) != digest:
+        rows = f" ({recorded['rows']} rows)" if "rows" in recorded else ""
+        raise corrupt(path, f"its bytes differ from those its check file records{rows}")
+    return data, recorded
+
+
+def read_checked_json(path: str | os.PathLike) -> object:
+    """The JSON at ``path`` after its check (:func:`recorded_digest`); raises :class:`CorruptFileError` otherwise."""
+    data, _ = recorded_digest(path)
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        raise corrupt(path, f"not valid JSON: {str(exc).splitlines()[0]}") from None
+
+
 def write_checked_csv(path: str | os.PathLike, frame: pandas.DataFrame) -> None:
     """Write ``frame`` as CSV (atomically), then its check file: its row count and the digest of its bytes."""
-    from fairshare.io import write_csv, write_json
+    from fairshare.io import write_csv
 
     write_csv(path, frame)
-    write_json(check_path(path), {"rows": len(frame), "sha256": _sha256(Path(path).read_bytes())})
+    write_check(path, rows=len(frame))
 
 
 def read_checked_csv(path: str | os.PathLike, types: Mapping[str, str], **read_kwargs) -> pandas.DataFrame:
@@ -83,17 +127,11 @@ def read_checked_csv(path: str | os.PathLike, types: Mapping[str, str], **read_k
     ``int``, ``float``, ``bool``). Raises :class:`CorruptFileError` otherwise."""
     import pandas as pd
 
+    _, recorded = recorded_digest(path)
     try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise corrupt(path, f"unreadable: {exc.strerror}") from None
-    try:
-        recorded = json.loads(check_path(path).read_text())
-        rows, digest = int(recorded["rows"]), str(recorded["sha256"])
-    except (OSError, ValueError, KeyError, TypeError):
-        raise corrupt(path, f"its check file {check_path(path)} is missing or unreadable") from None
-    if _sha256(data) != digest:
-        raise corrupt(path, f"its bytes differ from those its check file records ({rows} rows)")
+        rows = int(recorded["rows"])
+    except (KeyError, TypeError, ValueError):
+        raise corrupt(path, f"its check file {check_path(path)} records no row count") from None
     try:
         frame = pd.read_csv(path, **read_kwargs)
     except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
