@@ -1,11 +1,14 @@
-"""Progress in a log file is plain lines (issue 27): label, round, headline metric, samples/s; never a '\r' redraw."""
+"""Progress in a log file is plain lines (issue 27): label, round, headline metric, samples/s; never a '\r' redraw.
+A job of several runs names each run's place (issue 39); a costly headline is computed only for the lines it shows."""
 
 from __future__ import annotations
 
 import io
 import re
 
-from fairshare.learning.progress import Progress, progress_iter
+import pytest
+
+from fairshare.learning.progress import Progress, numbered, progress_iter
 from fairshare.learning.rounds import headline, run_rounds
 
 
@@ -60,3 +63,59 @@ def test_progress_iter_lines_and_headlines():
     assert headline({"train_loss": 0.123456}) == "train_loss 0.1235"
     assert headline([{"accuracy": 0.75}]) == "accuracy 0.7500"
     assert headline([{"accuracy": None, "pearson": 0.1}]) == ""
+
+
+def test_numbered_names_the_run_of_a_job_of_several():
+    assert (
+        numbered("aequa main digits/dir0.5 cgsv seed=0", 12, 75)
+        == "aequa main digits/dir0.5 cgsv seed=0 (run 12 of 75)"
+    )
+    assert numbered("mmfl exp1 fedfair seed=0", 1, 1) == "mmfl exp1 fedfair seed=0"
+    with pytest.raises(ValueError, match="1..3"):
+        numbered("x", 4, 3)
+
+
+def test_a_headline_function_is_called_only_for_the_lines_it_shows():
+    stream, now, calls = io.StringIO(), [0.0], []
+
+    def probe() -> str:
+        calls.append(now[0])
+        return f"accuracy 0.{len(calls)}"
+
+    shown = Progress(10, "run", stream=stream, interval=10.0, clock=lambda: now[0])
+    for _ in range(10):
+        now[0] += 3.0
+        shown.update(30, probe)
+    lines = [line[9:] for line in stream.getvalue().splitlines()]
+    assert calls == [3.0, 15.0, 27.0, 30.0]  # the rounds 1, 5, 9 and 10 that print a line
+    assert lines[0].startswith("run: round 1/10, accuracy 0.1, ") and lines[-1].startswith(
+        "run: round 10/10, accuracy 0.4"
+    )
+    tty, calls[:] = Tty(), []
+    bar = Progress(10, "bar", stream=tty, interval=10.0, clock=lambda: now[0])
+    for _ in range(10):
+        now[0] += 3.0
+        bar.update(30, probe)
+    assert len(calls) == 4 and bar.bar.postfix.startswith("accuracy 0.4")  # a bar calls it as rarely
+    bar.close()
+
+
+def test_run_rounds_probes_the_state_only_where_the_metrics_give_no_headline():
+    stream, probed = io.StringIO(), []
+
+    def silent(r: int, state: int) -> tuple[int, dict, int]:
+        return state + 1, {}, 8
+
+    def probe(state: int) -> str:
+        probed.append(state)
+        return f"accuracy {state / 10:.4f}"
+
+    state, _ = run_rounds(silent, 0, 4, settings="", desc="aequa (run 2 of 3)", probe=probe, stream=stream)
+    lines = [line[9:] for line in stream.getvalue().splitlines()]
+    assert state == 4 and probed == [1, 4]  # the first and the last round's lines; the state after that round
+    assert lines[0].startswith("aequa (run 2 of 3): round 1/4, accuracy 0.1000, ")
+    assert lines[-1].startswith("aequa (run 2 of 3): round 4/4, accuracy 0.4000, ")
+    probed.clear()
+    run_rounds(_step, 0, 3, settings="", probe=probe, stream=io.StringIO())
+    run_rounds(silent, 0, 3, settings="", probe=probe, stream=io.StringIO(), progress=False)
+    assert probed == []  # the step's own metric wins; nothing is probed when progress is off

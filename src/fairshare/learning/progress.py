@@ -3,8 +3,10 @@
 A pipeline job's stderr goes to ``logs/<paper>/*.log``; tqdm's carriage-return redraws there made one endless line
 that ``tail -f`` cannot show (issue 27). So when the stream is not a terminal, progress is one newline-terminated
 line for the first update, then at most every ``interval`` seconds, and for the last one, e.g.
-``14:02:11 mmfl exp1 fedfair seed=0: round 7/15, min accuracy 0.4310, 1234 samples/s``. Progress only prints: it never
-touches a result, a random generator or a checkpoint.
+``14:02:11 mmfl exp1 fedfair seed=0 (run 3 of 12): round 7/15, min accuracy 0.4310, 1234 samples/s``. A job that
+trains several runs names each run's place in the job (:func:`numbered`). A headline may be a function, called only
+when a line (or a bar's refresh) shows it, so a metric that costs an evaluation is computed every ``interval`` seconds
+rather than every round. Progress only prints: it never touches a result, a random generator or a checkpoint.
 """
 
 from __future__ import annotations
@@ -16,10 +18,19 @@ from typing import TextIO, TypeVar
 
 from tqdm import tqdm
 
-__all__ = ["LINE_INTERVAL_S", "Progress", "progress_iter"]
+__all__ = ["LINE_INTERVAL_S", "Headline", "Progress", "numbered", "progress_iter"]
 
 LINE_INTERVAL_S = 10.0
 T = TypeVar("T")
+Headline = str | Callable[[], str]  # the text to show, or a function computing it when it is shown
+
+
+def numbered(label: str, run: int, runs: int) -> str:
+    """``label`` with the run's place among the ``runs`` runs of its job (``run`` counts from 1), e.g.
+    ``"aequa main digits/dir0.5 cgsv seed=0 (run 12 of 75)"``; ``label`` unchanged for a job of one run."""
+    if not 1 <= run <= runs:
+        raise ValueError(f"run must be in 1..{runs}, got {run}")
+    return label if runs == 1 else f"{label} (run {run} of {runs})"
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -54,24 +65,31 @@ class Progress:
         self.bar = self._bar() if enabled and _is_terminal(self.stream) else None
         self.last_line: float | None = None
         self.since, self.samples = clock(), 0
+        self.headline = ""
 
     def _bar(self) -> tqdm:
         return tqdm(total=self.total, initial=self.done, desc=self.label, unit=self.unit, leave=False, file=self.stream)
 
-    def update(self, samples: int | None = None, headline: str = "") -> None:
-        """One more step done; ``samples`` trained in it (for samples/s) and ``headline`` (e.g. a metric) to show."""
+    def update(self, samples: int | None = None, headline: Headline = "") -> None:
+        """One more step done; ``samples`` trained in it (for samples/s) and ``headline`` (e.g. a metric) to show: a
+        function is called only when its text is shown (a line, or a bar's refresh every ``interval`` seconds)."""
         self.done += 1
         if not self.enabled:
             return
         self.samples += samples or 0
         now = self.clock()
         rate = f"{self.samples / max(now - self.since, 1e-9):.0f} samples/s" if samples is not None else ""
+        due = self._due(now)
+        if due or not callable(headline):
+            self.headline = headline() if callable(headline) else headline
         if self.bar is not None:
             self.bar.update(1)
-            self.bar.set_postfix_str(", ".join(s for s in (headline, rate) if s), refresh=False)
+            self.bar.set_postfix_str(", ".join(s for s in (self.headline, rate) if s), refresh=False)
             self.since, self.samples = now, 0
-        elif self._due(now):
-            self._line(headline, rate)
+            if due:
+                self.last_line = now
+        elif due:
+            self._line(self.headline, rate)
             self.last_line, self.since, self.samples = now, now, 0
 
     def _due(self, now: float) -> bool:

@@ -291,6 +291,7 @@ def run_rounds(
     desc: str = "rounds",
     progress: bool = True,
     metric: Callable[[Metrics], str] = headline,
+    probe: Callable[[Any], str] | None = None,
     stream: TextIO | None = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Run ``state, metrics, samples = step(r, state)`` for r = 0 .. rounds-1; return the final state and every
@@ -308,6 +309,8 @@ def run_rounds(
     - ``desc``: the label progress shows (paper, experiment, method, seed); ``metric(metrics)`` the round's headline
       (:func:`headline` by default; the last non-empty one is kept); ``stream`` where it goes (stderr): a tqdm bar
       on a terminal, otherwise a line every few seconds (:class:`~fairshare.learning.progress.Progress`).
+      ``probe(state)``: the headline of a round whose metrics give none (e.g. the model's test accuracy), computed
+      only when progress shows it; it must leave the state and every random generator as it found them.
     """
     if rounds < 0:
         raise ValueError(f"rounds must be >= 0, got {rounds}")
@@ -327,8 +330,12 @@ def run_rounds(
             rows += new_rows
         if metrics_csv:
             write_csv(metrics_csv, metrics_frame(rows))
-        latest = (metric(metrics) if progress else "") or latest
-        shown.update(samples, latest)
+        given = metric(metrics) if progress else ""
+        latest = given or latest
+        if given or probe is None or not progress:
+            shown.update(samples, latest)
+        else:
+            shown.update(samples, lambda: probe(state) or latest)
     shown.close()
     if metrics_csv and not Path(metrics_csv).exists():  # resumed from the checkpoint of a finished run
         write_csv(metrics_csv, metrics_frame(rows))

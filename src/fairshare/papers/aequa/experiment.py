@@ -123,7 +123,7 @@ def run_job(
             return inputs.setting(settings, entry, run, p_min)
 
     trained: dict[int, Contributions] = {}
-    for run in job_order(runs) if contributions == "job" else runs:
+    for k, run in enumerate(job_order(runs) if contributions == "job" else runs, start=1):
         if contributions == "files" and run.seed not in standalone_files:
             raise ConfigError(
                 f"seed {run.seed} of {inputs.dataset}/{partition} needs its standalone run (the contributions)"
@@ -142,8 +142,9 @@ def run_job(
         digest = settings_hash(inputs.cfg_id, experiment.name, *names.values(), run.seed, st.fingerprint(), known)
         joining = experiment.joining(st)
         fit = joining.rates if joining.rates is not None else (None if known is None else known.fit)
+        place = (k, len(runs))
         ctx = Context(
-            settings, experiment, st, run.method, Job(run.checkpoint, digest), known, fit, joining.participants
+            settings, experiment, st, run.method, Job(run.checkpoint, digest), known, fit, joining.participants, place
         )
         out = {**st.info, "method": run.method, **joining.fields, **(known.fields() if known else {})}
         if method.assessment:
@@ -151,23 +152,22 @@ def run_job(
         out.update(train(ctx))
         if run.method == "standalone":
             trained[run.seed] = Contributions.of_standalone(out, len(st.clients))
-        yield run, finished(out, st, started)
+        yield run, finished(out, st, started, place)
 
 
-def finished(out: dict, st: Setting, started: float) -> dict:
+def finished(out: dict, st: Setting, started: float, place: tuple[int, int] = (1, 1)) -> dict:
     """A run's result fields with their provenance. Its time (since ``started``, a ``time.perf_counter()`` value) goes
-    to the job's log, not into the result: two runs of the same settings write the same bytes."""
+    to the job's log, not into the result: two runs of the same settings write the same bytes. ``place``: (k, N), the
+    job's k-th run of N, named in the log line."""
     import sys
 
     from fairshare.io import run_metadata
+    from fairshare.learning.progress import numbered
 
     accuracy = "" if out.get("global_acc") is None else f", global accuracy {out['global_acc']:.4f}"
     seconds = time.perf_counter() - started
-    print(
-        f"aequa {st.dataset}/{st.partition.name} {out['method']} seed={st.seed}: done{accuracy}, {seconds:.1f} s",
-        file=sys.stderr,
-        flush=True,
-    )
+    label = numbered(f"aequa {st.dataset}/{st.partition.name} {out['method']} seed={st.seed}", *place)
+    print(f"{label}: done{accuracy}, {seconds:.1f} s", file=sys.stderr, flush=True)
     out["metadata"] = run_metadata(st.root, seed_index=st.seed, device=str(st.device))
     return out
 

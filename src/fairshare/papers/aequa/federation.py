@@ -286,8 +286,11 @@ class Job:
     checkpoint: str | Path | None
     digest: str
 
-    def rounds(self, step, initial_state, rounds: int, desc: str) -> tuple[Any, list[dict]]:
-        """``run_rounds`` with this job's checkpoint and settings hash: (final state, per-round metric rows)."""
+    def rounds(self, step, initial_state, rounds: int, desc: str, probe=None) -> tuple[Any, list[dict]]:
+        """``run_rounds`` with this job's checkpoint and settings hash: (final state, per-round metric rows);
+        ``probe(state)``: the progress lines' headline where the rounds' metrics give none."""
         from fairshare.learning.rounds import run_rounds
 
-        return run_rounds(step, initial_state, rounds, settings=self.digest, checkpoint=self.checkpoint, desc=desc)
+        return run_rounds(
+            step, initial_state, rounds, settings=self.digest, checkpoint=self.checkpoint, desc=desc, probe=probe
+        )

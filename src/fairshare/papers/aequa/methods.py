@@ -72,12 +72,14 @@ class Context:
     contributions: Contributions | None  # the standalone accuracies (None: standalone runs, participation rates)
     fit: np.ndarray | None = None  # what IAFL and the allocation fit on (contributions.fit, or the rates)
     participants: Participants | None = None  # None: every client joins every round
+    place: tuple[int, int] = (1, 1)  # (k, N): the job's k-th run of N, for progress lines
 
 
 @dataclasses.dataclass(frozen=True)
 class Method:
     """A reward method: ``step(ctx)`` (one round), ``start(ctx)`` (the initial state), ``rewards(ctx, state,
-    rounds_done)`` (the run's result fields: global accuracy, per-client reward accuracies ...)."""
+    rounds_done)`` (the run's result fields: global accuracy, per-client reward accuracies ...); ``progress(ctx,
+    state)`` the metric its progress lines show (None: none)."""
 
     step: Callable[[Context], Callable]
     start: Callable[[Context], Any]
@@ -86,6 +88,7 @@ class Method:
     timings: bool = False  # the result is the per-round timings, not rewards (Sec. 6.6's overhead)
     lower_p_min: bool = False  # Table 8: trains with p_min_ablation
     assessment: str | None = None  # Algorithm 2's contribution assessment (cgsv or shapfed)
+    progress: Callable[[Context, Any], str] | None = None
 
 
 # ----------------------------------------------------------------------------------------------- standalone
@@ -323,18 +326,37 @@ def _iafl_start(ctx: Context) -> dict:
     return iafl_start(ctx.st.init, ctx.st.clients)
 
 
-_aequa = Method(aequa_step, _initial, _aequa_rewards)
-_algorithm2 = dict(step=_training_time_step, start=_training_time_start, rewards=_held_width_rewards)
+# ----------------------------------------------------------------------------------------------- progress lines
+def _accuracy_of(model: Callable[[Any], Any]) -> Callable[[Context, Any], str]:
+    """The progress metric of a method whose global model is ``model(state)``: its test accuracy (``Setting.acc``,
+    what the run's ``global_acc`` reports after training)."""
+    return lambda ctx, state: f"accuracy {ctx.st.acc(model(state)):.4f}"
+
+
+def _standalone_progress(ctx: Context, states: list) -> str:
+    """Standalone training has no global model: the clients' mean test accuracy."""
+    return f"mean client accuracy {np.mean([ctx.st.acc(x) for x in states]):.4f}"
+
+
+_aequa = Method(aequa_step, _initial, _aequa_rewards, progress=_accuracy_of(lambda state: state))
+_algorithm2 = dict(
+    step=_training_time_step,
+    start=_training_time_start,
+    rewards=_held_width_rewards,
+    progress=_accuracy_of(lambda state: state["model"]),
+)
+_server = _accuracy_of(lambda state: state["server"])
 METHODS: Mapping[str, Method] = {
     "standalone": Method(
         _standalone_step,
         lambda ctx: [ctx.st.init] * len(ctx.st.clients),
         _standalone_rewards,
         rounds=lambda ctx: len(_standalone_phases(ctx)[1]),
+        progress=_standalone_progress,
     ),
-    "fedavg_ft": Method(_fedavg_step, _initial, _fedavg_ft_rewards),
-    "cgsv": Method(_cgsv_step, _cgsv_start, _cgsv_rewards),
-    "iafl": Method(_iafl_step, _iafl_start, _server_rewards),
+    "fedavg_ft": Method(_fedavg_step, _initial, _fedavg_ft_rewards, progress=_accuracy_of(lambda state: state)),
+    "cgsv": Method(_cgsv_step, _cgsv_start, _cgsv_rewards, progress=_server),
+    "iafl": Method(_iafl_step, _iafl_start, _server_rewards, progress=_server),
     "aequa": _aequa,
     "aequa_pmin": dataclasses.replace(_aequa, lower_p_min=True),
     "aequa_cgsv": Method(**_algorithm2, assessment="cgsv"),
@@ -379,9 +401,13 @@ def _measured(ctx: Context, method: Method, step: Callable, every: int, last: in
 
 
 def run_label(ctx: Context) -> str:
-    """How progress lines name a run: paper, experiment, dataset/partition, method and seed."""
+    """How progress lines name a run: paper, experiment, dataset/partition, method, seed and its place in the job."""
+    from fairshare.learning.progress import numbered
+
     st = ctx.st
-    return f"aequa {ctx.experiment.name} {st.dataset}/{st.partition.name} {ctx.method} seed={st.seed}"
+    return numbered(
+        f"aequa {ctx.experiment.name} {st.dataset}/{st.partition.name} {ctx.method} seed={st.seed}", *ctx.place
+    )
 
 
 def train(ctx: Context) -> dict:
@@ -391,7 +417,8 @@ def train(ctx: Context) -> dict:
     step, last = method.step(ctx), method.rounds(ctx)
     if every:
         step = _measured(ctx, method, step, every, last)
-    state, history = ctx.job.rounds(step, method.start(ctx), last, desc=run_label(ctx))
+    probe = None if method.progress is None else (lambda state: method.progress(ctx, state))
+    state, history = ctx.job.rounds(step, method.start(ctx), last, desc=run_label(ctx), probe=probe)
     if every:
         return {"history": history}
     if method.timings:

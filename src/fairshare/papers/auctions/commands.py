@@ -198,9 +198,10 @@ def exp6(args: argparse.Namespace) -> None:
     datasets = {name: load_cache(paths[name]) for name in settings.tasks}
     device = resolve_device(section(args, "device"))
     warn_if_emulated_bf16(training.precision, device, "mmfl.precision")
-    for record, output, checkpoint in zip(records, args.output, args.checkpoint):
+    for k, (record, output, checkpoint) in enumerate(zip(records, args.output, args.checkpoint)):
+        root, place = section(args, "seed"), (k + 1, len(records))
         frame = exp6_job(
-            settings, training, record, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint
+            settings, training, record, datasets, root=root, device=device, checkpoint=checkpoint, place=place
         )
         write_checked_csv(output, frame)
     discard_checkpoints_when_done(args.checkpoint)

@@ -511,13 +511,16 @@ def exp6_job(
     device: Any,
     checkpoint: str | Path | None,
     progress: bool = True,
+    place: tuple[int, int] = (1, 1),
 ) -> pd.DataFrame:
     """Train the two tasks with FedFairMMFL on one recruitment (``record``: a recruitment JSON); ``training`` is the
     mmfl block's :class:`fairshare.papers.mmfl.experiment.Training`, local epochs overridden by ``exp6``. A client
-    may train a task in a round with probability x[client, task] (Sec. VI, Exp 6)."""
+    may train a task in a round with probability x[client, task] (Sec. VI, Exp 6). ``place``: (k, N), the job's k-th
+    run of N, named in progress lines."""
     from fairshare.data.partition import mmfl_iid
     from fairshare.learning.device import seed_run
     from fairshare.learning.mmfl import run_mmfl
+    from fairshare.learning.progress import numbered
     from fairshare.learning.rounds import settings_hash
     from fairshare.papers.mmfl.experiment import report_collapse
 
@@ -561,7 +564,7 @@ def exp6_job(
         eligibility=recruited.x,
         progress=progress,
         chunk=training.chunk,
-        label=f"auctions exp6 {mechanism} budget={float(record['budget']):g} seed={seed}",
+        label=numbered(f"auctions exp6 {mechanism} budget={float(record['budget']):g} seed={seed}", *place),
     )
     frame = pd.DataFrame(rows)
     frame.insert(0, "recruited", [float(recruited.take_up[t]) for t in frame.task])

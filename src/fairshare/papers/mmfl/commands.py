@@ -112,8 +112,11 @@ def run(args: argparse.Namespace) -> None:
     datasets = {name: load_cache(paths[name]) for name in tasks}
     device = resolve_device(section(args, "device"))
     warn_if_emulated_bf16(settings.training.precision, device, "mmfl.precision")
-    for job, output, allocation, checkpoint in zip(jobs, args.output, args.allocation, args.checkpoint):
-        rows, alloc = run_job(settings, job, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint)
+    for k, (job, output, allocation, checkpoint) in enumerate(zip(jobs, args.output, args.allocation, args.checkpoint)):
+        place = (k + 1, len(jobs))
+        rows, alloc = run_job(
+            settings, job, datasets, root=section(args, "seed"), device=device, checkpoint=checkpoint, place=place
+        )
         alpha = np.nan if job.alpha is None else job.alpha
         write_npz(
             allocation,

@@ -242,13 +242,15 @@ def run_job(
     device: Any,
     checkpoint: str | Path | None,
     progress: bool = True,
+    place: tuple[int, int] = (1, 1),
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """Train one run: partition every task's dataset (``datasets``: task name -> cached arrays), train, and return
     the per-round rows (experiment, method, alpha, seed, round, task, task_name, accuracy, loss, clients) and the
-    allocation map (clients x rounds)."""
+    allocation map (clients x rounds). ``place``: (k, N), the job's k-th run of N, named in progress lines."""
     from fairshare.data.partition import mmfl_iid, mmfl_noniid
     from fairshare.learning.device import seed_run
     from fairshare.learning.mmfl import run_mmfl
+    from fairshare.learning.progress import numbered
     from fairshare.learning.rounds import settings_hash
 
     exp, train = settings.experiment(run.experiment), settings.training
@@ -292,7 +294,7 @@ def run_job(
         lipschitz=train.qffl_lipschitz,
         progress=progress,
         chunk=train.chunk,
-        label=run_label(run),
+        label=numbered(run_label(run), *place),
     )
     frame = pd.DataFrame(rows)
     for i, key in enumerate(KEYS):

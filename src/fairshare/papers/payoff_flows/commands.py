@@ -102,8 +102,11 @@ def valuate(args: argparse.Namespace) -> None:
     if device.type == "cpu":
         torch.set_num_threads(1)  # one job per core; a tiny MLP gains nothing from a second intra-op thread
     data = load_cache(args.dataset)
-    for mask, output, checkpoint in coalitions:
-        write_json(output, experiment.value_coalition(st, data, mask, checkpoint, device=str(device)))
+    for k, (mask, output, checkpoint) in enumerate(coalitions):
+        record = experiment.value_coalition(
+            st, data, mask, checkpoint, device=str(device), place=(k + 1, len(coalitions))
+        )
+        write_json(output, record)
         discard_checkpoints_when_done([checkpoint])
 
 

@@ -177,15 +177,21 @@ def read_table(label: str, dataset: str, alloc: pd.DataFrame, flows: pd.DataFram
 
 
 def value_coalition(
-    st: Valuation, ds: Any, mask: int, checkpoint: str | Path | None = None, device: str = "cpu"
+    st: Valuation,
+    ds: Any,
+    mask: int,
+    checkpoint: str | Path | None = None,
+    device: str = "cpu",
+    place: tuple[int, int] = (1, 1),
 ) -> dict[str, Any]:
     """v(C) for coalition ``mask`` (bit k = party k): train the MLP on the coalition's data, score it on the test set.
 
     ``ds`` is an ``ArrayDataset``; ``device`` is where the MLP trains (the config's ``device``). The checkpoint is keyed
     by the valuation settings, the seed, the coalition and the data, so a checkpoint of any other job is discarded
-    rather than resumed.
+    rather than resumed. ``place``: (k, N), the job's k-th coalition of N, named in progress lines.
     """
     from fairshare.data.partition import label_range
+    from fairshare.learning.progress import numbered
     from fairshare.learning.rounds import settings_hash
     from fairshare.learning.valuation import coalition_indices, train_and_score
 
@@ -209,7 +215,7 @@ def value_coalition(
         settings=settings,
         progress=True,
         device=device,
-        label=f"payoff_flows valuation {ds.name} coalition={mask} seed={st.seed}",
+        label=numbered(f"payoff_flows valuation {ds.name} coalition={mask} seed={st.seed}", *place),
     )
     return {
         "mask": mask,
