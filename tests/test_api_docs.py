@@ -14,12 +14,26 @@ PAGES += ("fairshare/papers.html", "fairshare/pipeline.html", "fairshare/learnin
 
 
 @pytest.fixture(scope="module")
-def api(tmp_path_factory) -> Path:
+def build(tmp_path_factory) -> tuple[Path, str]:
+    """(the built reference, what pdoc wrote to stderr)."""
     out = tmp_path_factory.mktemp("api")
     command = [sys.executable, "-m", "pdoc", "--docformat", "restructuredtext", "-o", str(out), "fairshare"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    return out
+    return out, done.stderr
+
+
+@pytest.fixture(scope="module")
+def api(build: tuple[Path, str]) -> Path:
+    return build[0]
+
+
+def test_the_build_warns_about_nothing(build: tuple[Path, str]):
+    """e.g. an annotation pdoc cannot resolve (``ForwardRef('np.ndarray')`` of ``shapley.Estimate``, issue 39)."""
+    warnings = [line for line in build[1].splitlines() if line.startswith("Warn")]
+    assert not warnings, warnings
+    page = (build[0] / "fairshare/games/shapley.html").read_text()
+    assert "ForwardRef" not in page
 
 
 def test_a_page_per_subpackage(api: Path):

@@ -14,8 +14,6 @@ O(n 2^n) (Shapley) or O(n^2 2^n) (conditional: n^2 outputs, one matrix product) 
 coalitions.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from math import comb
 from typing import NamedTuple
@@ -39,6 +37,9 @@ ValueFunction = Callable[[int], float]
 
 class Estimate(NamedTuple):
     """A Monte Carlo estimate: the sample mean and its standard error (sample std / sqrt(samples))."""
+
+    # No ``from __future__ import annotations`` in this module: the fields' type stays ``np.ndarray`` itself, not a
+    # string that the generated ``__init__`` cannot resolve (the API reference warned on it, issue 39).
 
     mean: np.ndarray
     stderr: np.ndarray
