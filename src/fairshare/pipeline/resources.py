@@ -24,6 +24,15 @@ run on digits (mnist_cnn, 6 active clients of about 110 samples, two tasks) take
 one). GPU_SPEEDUP is an assumption, not a measurement (no GPU was lent here), set so that the paper profile's
 estimates are of the order of the GPU-hours the papers' docs pages estimate; the checkpoint copies are counted, not measured. The estimate is
 meant to refuse a config that is orders of magnitude too big, not to predict a run's time to the minute.
+
+Counts that multiply work are bounded too (:func:`counted_work`). Seeds multiply the training runs Snakemake plans,
+one output each: planning :data:`PLANNED_RUNS_MAX` runs takes minutes (the test profile's 42 jobs with 400 seeds per
+training step, about 8,000 runs: 143 s and 270 MB here, against 10 s and 136 MB with one seed; the time grows faster
+than the count), so a config planning more is refused before Snakemake starts. The closed-form papers' counts (Monte
+Carlo worlds, Corollary 10's draws, Theorem 11's draws, Exp 5's seeds, the DP paper's random instances) run inside one
+job each: :data:`SECONDS_PER_UNIT` is that job's time in the default profile's run here divided by the count (an upper
+bound per unit: the whole job is put on each count), checked against the job's hours; Corollary 10's draws are drawn
+at once, :data:`BYTES_PER_UNIT` each, checked against the memory.
 """
 
 from __future__ import annotations
@@ -58,6 +67,11 @@ __all__ = [
     "machine_mem_mb",
     "limits",
     "sized_runs",
+    "PLANNED_RUNS_MAX",
+    "SECONDS_PER_UNIT",
+    "BYTES_PER_UNIT",
+    "planned_runs",
+    "counted_work",
     "check_limits",
 ]
 
@@ -257,9 +271,72 @@ def sized_runs(cfg: Mapping[str, Any]) -> Iterable[tuple[Sequence[str | int], Se
     yield ("aequa", "scale", "clients"), ("aequa", "scale", "rounds"), aequa_scale_run(cfg)
 
 
+PLANNED_RUNS_MAX = 10_000
+#: Seconds per unit of each count a closed-form job loops over (default profile, this machine: model_sharing 48 s for
+#: 100,000 worlds, dp_coalitions 21 s for 100 instances, auctions 23 s for 5 seeds, 200,000 + 3,000 + 2,000 draws).
+SECONDS_PER_UNIT = {
+    ("model_sharing", "monte_carlo", "worlds"): 48 / 100_000,
+    ("dp_coalitions", "claims_instances"): 21 / 100,
+    ("auctions", "seeds"): 23 / 5,
+    ("auctions", "corollary_draws"): 23 / 200_000,
+    ("auctions", "corollary10", "auction_draws"): 23 / 3_000,
+    ("auctions", "theorem11", "draws"): 23 / 2_000,
+}
+#: Bytes per unit of a count drawn as one array: Corollary 10's (draws, 2) float64 bids, their sum and maximum.
+BYTES_PER_UNIT = {("auctions", "corollary_draws"): 48}
+
+
+def _get(cfg: Mapping[str, Any], path: Sequence[str | int]) -> Any:
+    for part in path:
+        cfg = cfg[part]
+    return cfg
+
+
+def planned_runs(cfg: Mapping[str, Any]) -> Iterable[tuple[Sequence[str | int], int]]:
+    """The training runs (one output file each) each seed count makes Snakemake plan: (the seeds key, runs)."""
+    mmfl = cfg["mmfl"]
+    for i, e in enumerate(mmfl["experiments"]):
+        key = ("mmfl", "experiments", i, "seeds") if "seeds" in e else ("mmfl", "seeds")
+        yield key, len(e["methods"]) * max(1, len(e.get("alphas") or ())) * _get(cfg, key)
+    exp6 = cfg["auctions"]["exp6"]
+    yield ("auctions", "exp6", "seeds"), len(exp6.get("mechanisms") or (1,)) * exp6["seeds"]
+    a = cfg["aequa"]
+    yield ("aequa", "seeds"), len(a["datasets"]) * len(a["partitions"]) * (1 + len(a["methods"])) * a["seeds"]
+    key = ("aequa", "extension_seeds") if "extension_seeds" in a else ("aequa", "seeds")
+    extensions = len(a["participation"]["datasets"]) * len(a["participation"]["methods"])
+    extensions += len(a["training_time"]["datasets"]) * len(a["training_time"]["methods"]) + 1  # + the scale run
+    yield key, extensions * _get(cfg, key)
+
+
+def counted_work(cfg: Mapping[str, Any], bound: Limits) -> tuple[Sequence[str | int], str] | None:
+    """The first count that multiplies work beyond ``bound``: the runs all seed counts make Snakemake plan, then each
+    closed-form job's count (its time, and its memory where drawn at once); as (the key, one line saying why)."""
+    runs = list(planned_runs(cfg))
+    total = sum(n for _, n in runs)
+    if total > PLANNED_RUNS_MAX:
+        key = max(runs, key=lambda run: run[1])[0]
+        return key, (
+            f"the seeds make Snakemake plan about {total:,} training runs, over the {PLANNED_RUNS_MAX:,} it plans "
+            "in minutes"
+        )
+    for key, seconds in SECONDS_PER_UNIT.items():
+        count = _get(cfg, key)
+        if key in BYTES_PER_UNIT and BASE_MB + count * BYTES_PER_UNIT[key] / MB > bound.mem_mb:
+            need = (BASE_MB + count * BYTES_PER_UNIT[key] / MB) / 1e3
+            return key, f"its job needs about {need:,.1f} GB of memory, over the {_gb(bound.mem_mb)} allowed"
+        if count * seconds / 3600 > bound.job_hours:
+            hours = count * seconds / 3600
+            return key, f"its job takes about {hours:,.0f} hours, over the {bound.job_hours:g} per job"
+    return None
+
+
 def check_limits(cfg: Mapping[str, Any]) -> tuple[Sequence[str | int], str] | None:
-    """The first run whose estimate exceeds :func:`limits`, as (the key to change, one line saying why), or None."""
+    """The first run whose estimate exceeds :func:`limits`, or the first count that multiplies work beyond them
+    (:func:`counted_work`), as (the key to change, one line saying why), or None."""
     bound = limits(cfg)
+    found = counted_work(cfg, bound)
+    if found is not None:
+        return found
     for mem_key, time_key, run in sized_runs(cfg):
         if run.mem_mb > bound.mem_mb:
             return (
