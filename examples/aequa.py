@@ -2,8 +2,13 @@
 
 Four clients hold quantity-skewed shares of scikit-learn's digits (bundled, no download). They train a slimmable MLP
 for a few rounds (Algorithm 1 as reconstructed); the server measures the accuracy of every width (the width-accuracy
-curve) and gives each client the width whose accuracy matches its contribution (Sec. 4.2). Here a client's
-contribution is its data share mapped onto the curve's range, a stand-in for a contribution-assessment method.
+curve) and gives each client a width whose accuracy is at least its contribution, choosing the widths so that the
+clients' gains (reward accuracy minus contribution) are as equal as possible (Sec. 4.2). Here a client's contribution
+is its data share mapped onto the curve's range, a stand-in for a contribution-assessment method.
+
+The allocation reads the curve's accuracies, not the widths: a measured curve need not rise with the width (a narrower
+sub-network may score a little higher on the test set), and then a client with a higher contribution can receive a
+narrower width whose measured accuracy is higher. The example says so when its curve dips.
 Run: uv run python examples/aequa.py
 """
 
@@ -52,12 +57,20 @@ def main() -> None:
     xt, yt = to_tensors(ds.x_test, ds.y_test)
     curve = width_accuracy_curve(model, state, widths, xt, yt, ds.n_classes)
     print("width-accuracy curve:", ", ".join(f"{w:.2f}: {a:.3f}" for w, a in zip(widths, curve)))
+    for k in np.flatnonzero(np.diff(curve) < 0):
+        print(
+            f"  the curve dips: width {widths[k + 1]:.2f} scores {curve[k + 1]:.3f} < width {widths[k]:.2f}'s "
+            f"{curve[k]:.3f}; the allocation ranks models by accuracy, so {widths[k]:.2f} is the better one"
+        )
     sizes = np.array([len(ix) for ix in part.client_indices], float)
     contributions = curve.min() + (curve.max() - curve.min()) * sizes / sizes.max()
     alloc = anneal(contributions, curve, seeding.generator(SEED, "game"), iters=5000)
-    for i, (n, c, k) in enumerate(zip(sizes, contributions, alloc.indices)):
-        print(f"client {i}: {int(n):>4} samples, contribution {c:.3f} -> width {widths[k]:.2f} ({curve[k]:.3f})")
-    print(f"Pearson(contribution, reward) = {pearson(contributions, alloc.values):.3f}")
+    for i, (n, c, k, g) in enumerate(zip(sizes, contributions, alloc.indices, alloc.gains)):
+        print(
+            f"client {i}: {int(n):>4} samples, contribution {c:.3f} -> width {widths[k]:.2f}, "
+            f"accuracy {curve[k]:.3f} (gain {g:+.3f})"
+        )
+    print(f"Pearson(contribution, reward accuracy) = {pearson(contributions, alloc.values):.3f}")
 
 
 if __name__ == "__main__":
