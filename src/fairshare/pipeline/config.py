@@ -37,6 +37,8 @@ __all__ = [
     "load_schema",
     "check_references",
     "check_sizes",
+    "NON_EMPTY",
+    "check_blocks",
     "validate_config",
     "read_config_file",
     "config_sources",
@@ -244,7 +246,7 @@ def _reference_errors(cfg: Mapping[str, Any]) -> Iterator[ConfigError]:
 
     # Multi-model FL: experiments named by the tables and figures.
     experiments = [e["name"] for e in m["experiments"]]
-    if experiments:  # no experiments: the paper's rules make nothing, and these keys keep their defaults
+    if experiments:  # none (a config without the block; a file cannot empty it, check_blocks): these keep defaults
         named = [
             (("mmfl", "per_task_experiment"), m["per_task_experiment"]),
             (("mmfl", "alpha_sweep_experiment"), m["alpha_sweep_experiment"]),
@@ -329,6 +331,35 @@ def _origin(path: KeyPath, sources: Sequence[Source]) -> str | None:
     return None
 
 
+#: Lists a config file may not empty: an empty one would silently drop the partition figures or the paper's runs.
+NON_EMPTY: tuple[KeyPath, ...] = (("partitions",), ("mmfl", "experiments"))
+
+
+def check_blocks(sources: Sequence[Source]) -> None:
+    """Raise :class:`ConfigError` naming the file when one empties a list of :data:`NON_EMPTY`, or when a profile
+    leaves out a block of the default config (``sources[0]``): a profile file (one setting another ``profile``) and
+    the files layered on it set every block (mapping or list) the default config sets, since a block left out would
+    silently take the default profile's values."""
+    for label, data in sources:
+        for path in NON_EMPTY:
+            if _contains(data, path) and functools.reduce(lambda node, part: node[part], path, data) == []:
+                raise ConfigError(f"{label}: '{_dotted(path)}' is empty; give it at least one entry", path)
+    if len(sources) < 2 or "profile" not in sources[0][1]:
+        return
+    default = sources[0][1]["profile"]
+    setters = [k for k, (_, data) in enumerate(sources) if k and data.get("profile", default) != default]
+    if not setters:
+        return
+    label, data = sources[setters[0]]
+    for key, value in sources[0][1].items():
+        if isinstance(value, (Mapping, list)) and not any(key in later for _, later in sources[setters[0] :]):
+            raise ConfigError(
+                f"{label}: profile {data['profile']!r} has no '{key}' block, so it would silently run the default "
+                f"profile's; give it one (copy it from {sources[0][0]} to keep those values)",
+                (key,),
+            )
+
+
 def validate_config(
     config: Mapping[str, Any], schema: Mapping[str, Any] | None = None, *, sources: Sequence[Source] = ()
 ) -> dict[str, Any]:
@@ -338,6 +369,7 @@ def validate_config(
     """
     schema_given = schema
     schema = schema if schema is not None else load_schema()
+    check_blocks(sources)
     filled = copy.deepcopy(dict(config))
     try:
         errors = list(_validator()(schema).iter_errors(filled))
@@ -370,7 +402,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ConfigError(f"{path}{where}: not valid YAML ({problem})") from None
     if data is None:
-        return {}
+        raise ConfigError(f"{path}: the config file is empty; give it config keys, or leave it off the command line")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config file must be a mapping of config keys, not {type(data).__name__}")
     return data
