@@ -1,6 +1,6 @@
-"""Shared figure pieces: a grid of panels, a mean-over-seeds curve with its min-max band, integer round axes,
-Pearson labels that say why a correlation is undefined, and the legend size every figure uses (8 pt: readable in
-print)."""
+"""Shared figure pieces: a grid of panels, a mean-over-seeds curve with its min-max band, line styles and markers that
+tell curves apart where their bands overlap, integer round axes, Pearson labels that say why a correlation is
+undefined, and the legend size every figure uses (8 pt: readable in print)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ from matplotlib.ticker import MaxNLocator
 
 __all__ = [
     "LEGEND_SIZE",
+    "BAND_ALPHA",
+    "LINESTYLES",
+    "MARKERS",
     "REFERENCE_STYLES",
+    "series_style",
     "panel_grid",
     "reference_line",
     "seed_band",
@@ -23,6 +27,15 @@ __all__ = [
 ]
 
 LEGEND_SIZE = 8
+BAND_ALPHA = 0.12  # light enough that three overlapping bands still show the curves through them
+# One line style and marker per series (cycled), so curves stay apart where colours and bands overlap, and in grey print.
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)), (0, (3, 1, 1, 1)))
+MARKERS = "osD^vP*X"
+
+
+def series_style(k: int) -> dict:
+    """The line style and marker of the ``k``-th series of a panel (LINESTYLES, MARKERS, cycled)."""
+    return {"ls": LINESTYLES[k % len(LINESTYLES)], "marker": MARKERS[k % len(MARKERS)]}
 
 
 def panel_grid(n_panels: int, max_cols: int, panel_size: tuple[float, float]) -> tuple[plt.Figure, np.ndarray]:
@@ -44,14 +57,33 @@ def seed_band(
     *,
     color,
     label: str,
-    ls: str = "-",
+    ls: str | tuple = "-",
+    marker: str | None = None,
+    markers: int = 6,
+    band: bool = True,
     band_label: str | None = None,
 ) -> None:
-    """Mean of ``y`` over the ``seed`` column against ``x``, with the min-max band across seeds (in the legend as
-    ``band_label`` when given)."""
+    """Mean of ``y`` over the ``seed`` column against ``x``, with the min-max band across seeds (light, in the legend
+    as ``band_label`` when given; none where ``band`` is false). A ``marker`` is drawn at about ``markers`` evenly
+    spaced points, not at every x, so dense curves stay lines."""
     wide = frame.pivot_table(index=x, columns="seed", values=y)
-    ax.plot(wide.index, wide.mean(axis=1), ls=ls, lw=1.8, color=color, label=label, zorder=3)
-    ax.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1), color=color, alpha=0.18, lw=0, label=band_label)
+    every = max(1, round(len(wide) / markers))
+    ax.plot(
+        wide.index,
+        wide.mean(axis=1),
+        ls=ls,
+        lw=1.5,
+        color=color,
+        label=label,
+        zorder=3,
+        marker=marker,
+        ms=4,
+        markevery=(every // 2, every),
+    )
+    if band:
+        ax.fill_between(
+            wide.index, wide.min(axis=1), wide.max(axis=1), color=color, alpha=BAND_ALPHA, lw=0, label=band_label
+        )
 
 
 # Reference levels beside a curve: FedAvg's global model (thin dashed, on top) and FedAvg-FT's mean client model

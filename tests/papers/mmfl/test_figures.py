@@ -80,3 +80,66 @@ def test_allocation_map_panels_and_legend_use_the_papers_words(monkeypatch):
     assert [ax.get_title() for ax in fig.axes[:2]] == ["(a) Random", "(b) FedFairMMFL, α = 1"]
     lo, hi = fig.axes[0].get_xlim()
     assert [t for t in fig.axes[0].get_xticks() if lo <= t <= hi] == [1, 2, 3]  # rounds 1-3, whole numbers
+
+
+def _accuracy(series: list[tuple[str, str, float]], rounds: int = 5, seeds: int = 3, tasks: int = 2) -> pd.DataFrame:
+    """Tidy per-task accuracy of (experiment, method, alpha) series: rising curves with a seed-to-seed spread."""
+    rng = np.random.default_rng(1)
+    return pd.DataFrame(
+        [
+            {
+                "experiment": e,
+                "method": m,
+                "alpha": a,
+                "seed": s,
+                "round": r,
+                "task": t,
+                "accuracy": r / rounds - rng.uniform(0, 0.2),
+            }
+            for e, m, a in series
+            for s in range(seeds)
+            for r in range(1, rounds + 1)
+            for t in range(tasks)
+        ]
+    )
+
+
+def _drawn(monkeypatch) -> list:
+    drawn = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, stem: drawn.append(fig))
+    return drawn
+
+
+def test_min_accuracy_names_q_ffl_labels_every_row_and_splits_the_alpha_sweep(monkeypatch):
+    """The legend spells q-FFL; the first panel of every row has a y label; a sweep's curves carry no bands (eight
+    overlapping bands were one blob) and its spread over seeds is in a last-round panel against alpha."""
+    drawn = _drawn(monkeypatch)
+    nan = float("nan")
+    acc = _accuracy(
+        [("fig4", "fedfair", 3.0), ("fig4", "qffl", 3.0), ("exp4", "random", nan), ("exp4", "round_robin", nan)]
+        + [("exp4", "fedfair", a) for a in (1.0, 2.0, 3.0, 4.0, 6.0)]
+    )
+    figures.min_accuracy_curves(acc, {"fig4": "Fig. 4", "exp4": "Exp. 4"}, "unused")
+    (fig,) = drawn
+    labels = [t.get_text() for t in fig.legends[0].texts]
+    assert "q-FFL" in labels and not any("Fel" in label for label in labels)
+    fig4, sweep_curves, sweep_last = fig.axes[:3]
+    assert fig4.get_ylabel() and len(fig4.collections) == 2  # one band per method
+    assert not sweep_curves.collections  # means only
+    assert sweep_last.get_xlabel() == "α of FedFairMMFL"
+    assert len(sweep_last.containers) == 5  # one min-max bar per alpha
+    styles = {(str(line.get_linestyle()), line.get_marker()) for line in fig4.lines}
+    assert len(styles) == 2  # FedFairMMFL and q-FFL differ in line style and marker, not only in colour
+
+
+def test_per_task_panels_keep_each_method_apart_by_style(monkeypatch):
+    drawn = _drawn(monkeypatch)
+    nan = float("nan")
+    acc = _accuracy([("exp1", "fedfair", 3.0), ("exp1", "random", nan), ("exp1", "round_robin", nan)])
+    figures.per_task_curves(acc, ["digits", "synthetic"], "Exp. 1", "unused")
+    (fig,) = drawn
+    first = fig.axes[0]
+    assert first.get_ylabel() == "test accuracy"
+    assert len({(str(line.get_linestyle()), line.get_marker()) for line in first.lines}) == 3
+    assert all(band.get_alpha() <= 0.15 for band in first.collections)
+    assert [t.get_text() for t in fig.legends[0].texts] == ["FedFairMMFL", "Random", "Round Robin"]

@@ -82,61 +82,89 @@ BAND = "Aequa a(p), min-max over seeds"
 DATASET_MARKERS = "osD^vP"  # one marker per dataset beside its colour
 
 
-def _rho(c: np.ndarray, a: np.ndarray) -> str:
-    """Compact Pearson ρ for a panel title: 'n/a' where one vector is constant (explained in the suptitle)."""
+def _rho(c: np.ndarray, a: np.ndarray) -> float:
+    """Pearson's ρ of one seed's clients; NaN where one vector is constant (ρ is undefined there)."""
     if np.std(c) == 0 or np.std(a) == 0:
-        return "n/a"
-    return f"{np.corrcoef(c, a)[0, 1]:.2f}"
+        return float("nan")
+    return float(np.corrcoef(c, a)[0, 1])
+
+
+def _mean_rho(pts: pd.DataFrame) -> str:
+    """The mean over seeds of each seed's ρ across clients, for a panel title; 'n/a' where no seed has one."""
+    rhos = [_rho(g.contribution.to_numpy(float), g.reward_acc.to_numpy(float)) for _, g in pts.groupby("seed")]
+    defined = [r for r in rhos if not np.isnan(r)]
+    return f"{np.mean(defined):.2f}" if defined else "n/a"
+
+
+def _limits(values: np.ndarray) -> tuple[float, float]:
+    """Axis limits around ``values`` with 6% padding (a little more where they are all equal)."""
+    lo, hi = (float(np.nanmin(values)), float(np.nanmax(values))) if len(values) else (0.0, 1.0)
+    pad = 0.06 * (hi - lo) or 0.02
+    return lo - pad, hi + pad
 
 
 def _scatter_panel(ax: plt.Axes, sub: pd.DataFrame, datasets: list[str], title: str) -> None:
-    """One method on one partition: a point per client and dataset, the reward = contribution line, ρ per dataset
-    in the title."""
-    lo = np.nanmin(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 0.0
-    hi = np.nanmax(sub[["contribution", "reward_acc"]].to_numpy(float)) if len(sub) else 1.0
-    ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls=":")  # the individual-rationality line
+    """One method on one partition: a point per client, seed and dataset, the reward = contribution line where it
+    crosses the panel, the mean over seeds of ρ per dataset in the title."""
     rhos = []
     for k, d in enumerate(datasets):
         pts = sub[sub.dataset == d]
         if pts.empty:
             continue
-        c, a = pts.contribution.to_numpy(float), pts.reward_acc.to_numpy(float)
         colour, marker = plt.cm.tab10(k % 10), DATASET_MARKERS[k % len(DATASET_MARKERS)]
-        ax.scatter(c, a, s=22, color=colour, marker=marker, label=d, zorder=3, alpha=0.85, lw=0)
-        rhos.append(_rho(c, a))
-    ax.set_title(f"{title}\nρ = {' / '.join(rhos) or '-'}", fontsize=10)
-    ax.tick_params(labelsize=9)
+        ax.scatter(pts.contribution, pts.reward_acc, s=14, color=colour, marker=marker, label=d, alpha=0.7, lw=0)
+        rhos.append(_mean_rho(pts))
+    ax.set_title(f"{title}\nρ = {' / '.join(rhos) or '-'}", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.grid(alpha=0.25)
+
+
+def _diagonal(ax: plt.Axes) -> bool:
+    """Draw the individual-rationality line reward = contribution across the panel's (fixed) limits; False where it
+    passes below the panel (every client's reward above every contribution)."""
+    (x0, x1), (y0, _) = ax.get_xlim(), ax.get_ylim()
+    ax.plot([x0, x1], [x0, x1], color="grey", lw=0.8, ls=":", scalex=False, scaley=False)
+    return x1 >= y0
 
 
 def reward_vs_contribution(per_client: pd.DataFrame, schemes: dict[str, str], stem: Path) -> None:
-    """Rows: partitions (``schemes``: partition -> scheme); columns: methods; points: clients of the first seed, one
-    colour and marker per dataset (one legend for the figure), each dataset's Pearson ρ in the panel title; the dotted
-    diagonal is reward = contribution."""
+    """Rows: partitions (``schemes``: partition -> scheme); columns: methods; points: the clients of every seed, one
+    colour and marker per dataset (one legend for the figure), each dataset's ρ (mean over seeds) in the panel
+    title. Each row has its own axes, fitted to its points, so a partition whose contributions lie close together
+    (label skew) spreads over the panel; the dotted diagonal is reward = contribution."""
     partitions = list(dict.fromkeys(per_client.partition)) or ["(no runs)"]
     methods = [m for m in METHODS if m in set(per_client.method)] or list(METHODS)
     datasets = list(dict.fromkeys(per_client.dataset))
-    first_seed = per_client[per_client.seed == per_client.seed.min()] if len(per_client) else per_client
+    seeds = sorted(per_client.seed.unique()) if len(per_client) else []
     fig, axes = plt.subplots(
-        len(partitions), len(methods), figsize=(2.9 * len(methods), 2.8 * len(partitions) + 1.0), squeeze=False
+        len(partitions), len(methods), figsize=(2.6 * len(methods), 2.5 * len(partitions) + 1.1), squeeze=False
     )
     for i, part in enumerate(partitions):
+        row = per_client[(per_client.partition == part) & per_client.method.isin(methods)]
+        xlim, ylim = _limits(row.contribution.to_numpy(float)), _limits(row.reward_acc.to_numpy(float))
         for j, method in enumerate(methods):
-            sub = first_seed[(first_seed.partition == part) & (first_seed.method == method)]
+            ax = axes[i, j]
             title = f"{METHODS[method][0]}, {partition_title(part, schemes.get(part))}"
-            _scatter_panel(axes[i, j], sub, datasets, title)
-        axes[i, 0].set_ylabel("reward accuracy", fontsize=10)
-    for ax in axes[-1]:
-        ax.set_xlabel("contribution\n(standalone accuracy)", fontsize=10)
+            _scatter_panel(ax, row[row.method == method], datasets, title)
+            ax.set_xlim(xlim)
+            ax.set_ylim(ylim)
+            shown = _diagonal(ax)
+            if j:
+                ax.tick_params(labelleft=False)
+        axes[i, 0].set_ylabel("reward accuracy", fontsize=9)
+        below = "" if shown else "\n(reward = contribution lies below this row)"
+        axes[i, 0].set_xlabel(f"contribution (standalone acc.){below}", fontsize=8)
     handles, labels = max((ax.get_legend_handles_labels() for ax in axes.flat), key=lambda hl: len(hl[1]))
-    fig.legend(handles, labels, loc="lower center", ncol=max(1, len(labels)), fontsize=10, markerscale=1.4)
+    fig.legend(handles, labels, loc="lower center", ncol=max(1, len(labels)), fontsize=9, markerscale=1.6)
     order = " / ".join(datasets)
     fig.suptitle(
-        "Reward accuracy vs contribution, one point per client (first seed). Dotted: reward = contribution (below it "
-        f"a client does worse than training alone).\nρ: Pearson correlation across clients, per dataset ({order}); "
-        "n/a where every client gets the same reward or contribution (a constant vector has no correlation).",
-        fontsize=10,
+        f"Reward accuracy vs contribution (standalone accuracy): one point per client and seed ({len(seeds)} seeds); "
+        "each row its own axes.\nDotted: reward = contribution (below it a client does worse than training alone). "
+        f"ρ: Pearson correlation across clients, mean over seeds, per dataset ({order});\nn/a where every client "
+        "gets the same reward or contribution in every seed (a constant vector has no correlation).",
+        fontsize=9,
     )
-    fig.tight_layout(rect=(0, 0.5 / fig.get_figheight(), 1, 1))
+    fig.tight_layout(rect=(0, 0.45 / fig.get_figheight(), 1, 1), h_pad=1.2)
     save_figure(fig, stem)
     plt.close(fig)
 

@@ -12,13 +12,15 @@ import pandas as pd
 
 from fairshare.io import save_figure
 from fairshare.papers.auctions.experiment import Settings
-from fairshare.plotting import LEGEND_SIZE, round_axis
+from fairshare.plotting import BAND_ALPHA, LEGEND_SIZE, round_axis
 
 __all__ = [
     "LABELS",
     "NO_BUDGET",
     "COLORS",
     "MARKS",
+    "STYLES",
+    "DRAW_ORDER",
     "MARKERS",
     "LINESTYLES",
     "PANELS",
@@ -41,6 +43,18 @@ COLORS = dict(zip(LABELS, plt.cm.tab10.colors))  # one colour per mechanism in e
 MARKS = "NT: not truthful; NB: no budget (a posted price)"
 MARKERS = "oDs^vP*"  # Fig. 7c: one marker and line style per mechanism, so lines stay apart in grey print
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)))
+# Figs. 7a/7b: a line style and marker per mechanism; max-min fair as large open circles, drawn over GMMFair's crosses,
+# so the two stay visible where both are at 0.
+STYLES = {
+    "budget_fair": {"ls": "-", "marker": "o", "ms": 4},
+    "maxmin_fair": {"ls": "-", "marker": "o", "ms": 7, "mfc": "none", "mew": 1.3},
+    "gmmfair": {"ls": "--", "marker": "x", "ms": 5},
+    "greedy_within_budget": {"ls": "-.", "marker": "s", "ms": 4},
+    "random_within_budget": {"ls": ":", "marker": "^", "ms": 4},
+    "val_threshold_0.4": {"ls": (0, (5, 2)), "marker": "v", "ms": 4},
+    "val_threshold_0.6": {"ls": (0, (1, 1.5)), "marker": "D", "ms": 3.5},
+}
+DRAW_ORDER = [m for m in LABELS if m != "maxmin_fair"] + ["maxmin_fair"]  # max-min fair on top
 PANELS = {
     "fig7a": ("difference", "Fig. 7a", "|recruited for task 1 - recruited for task 2|"),
     "fig7b": ("min_recruited", "Fig. 7b", "minimum recruited clients over the two tasks"),
@@ -57,9 +71,33 @@ def caption(settings: Settings) -> str:
     )
 
 
+def _mechanism_curve(ax: plt.Axes, data: pd.DataFrame, method: str) -> None:
+    """One mechanism's mean over seeds against budget; its min-max over seeds as a light band, or, for a posted price
+    (no budget: the same value at every B), as thin bars at every third point (the posted prices take turns), which
+    cover no other curve."""
+    stats = data[data.method == method].groupby("budget").value.agg(["mean", "min", "max"])
+    color = COLORS[method]
+    ax.plot(stats.index, stats["mean"], lw=1.4, color=color, label=LABELS[method], zorder=3, **STYLES[method])
+    if method in NO_BUDGET:
+        ax.errorbar(
+            stats.index,
+            stats["mean"],
+            yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
+            fmt="none",
+            errorevery=(NO_BUDGET.index(method), 3),
+            ecolor=color,
+            elinewidth=0.8,
+            capsize=2,
+            alpha=0.7,
+            zorder=2,
+        )
+    else:
+        ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=BAND_ALPHA, lw=0, zorder=1)
+
+
 def figure7(exp5: pd.DataFrame, stems: Mapping[str, str | Path], caption: str, constrained_max: float) -> None:
     """Figures 7a and 7b (``stems``: panel name -> path without suffix) from the tidy exp5 table: seed mean (line)
-    and min-max band per mechanism."""
+    and min-max over seeds (band; bars for the posted prices) per mechanism."""
     for panel, stem in stems.items():
         metric, title, ylabel = PANELS[panel]
         data = exp5[exp5.metric == metric]
@@ -67,26 +105,24 @@ def figure7(exp5: pd.DataFrame, stems: Mapping[str, str | Path], caption: str, c
         ax.axvspan(
             0, constrained_max, color="0.93", zorder=0, label=f"budget-constrained region (B <= {constrained_max:g})"
         )
-        for method in [m for m in LABELS if m in set(data.method)]:
-            stats = data[data.method == method].groupby("budget").value.agg(["mean", "min", "max"])
-            (line,) = ax.plot(
-                stats.index,
-                stats["mean"],
-                marker="o",
-                ms=3,
-                lw=1.4,
-                label=LABELS[method],
-                color=COLORS[method],
-                ls="--" if method in NO_BUDGET else "-",
-            )
-            ax.fill_between(stats.index, stats["min"], stats["max"], color=line.get_color(), alpha=0.15, lw=0)
+        for method in [m for m in DRAW_ORDER if m in set(data.method)]:
+            _mechanism_curve(ax, data, method)
         ax.set_xlabel("budget B")
         ax.set_ylabel(ylabel)
-        ax.set_title(f"{title}: 2 tasks, mean over seeds (band: min-max over seeds)", fontsize=9)
+        ax.set_title(f"{title}: 2 tasks, mean over seeds (band, bars: min-max over seeds)", fontsize=9)
+        handles, labels = ax.get_legend_handles_labels()
+        order = [labels.index(LABELS[m]) for m in LABELS if LABELS[m] in labels]
         ax.legend(
-            fontsize=LEGEND_SIZE, title=MARKS, title_fontsize=LEGEND_SIZE, loc="upper left", bbox_to_anchor=(1.01, 1)
+            [handles[0]] + [handles[i] for i in order],
+            [labels[0]] + [labels[i] for i in order],
+            fontsize=LEGEND_SIZE,
+            title=MARKS,
+            title_fontsize=LEGEND_SIZE,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1),
         )
-        fig.text(0.01, 0.0, textwrap.fill(caption, 170), fontsize=7.5, color="dimgrey", va="top")
+        ax.grid(alpha=0.25)
+        fig.text(0.01, 0.0, textwrap.fill(caption, 160), fontsize=8, color="dimgrey", va="top")
         fig.tight_layout()
         save_figure(fig, stem)
         plt.close(fig)

@@ -14,13 +14,15 @@ import pandas as pd
 from matplotlib.colors import ListedColormap
 
 from fairshare.io import save_figure
-from fairshare.plotting import LEGEND_SIZE, integer_ticks, panel_grid, round_axis, seed_band
+from fairshare.plotting import BAND_ALPHA, LEGEND_SIZE, integer_ticks, panel_grid, round_axis, seed_band, series_style
 
 __all__ = [
     "METHODS",
     "PAPER_EXPERIMENTS",
     "ALPHA_COLORS",
     "BAND_NOTE",
+    "METHOD_STYLES",
+    "SWEEP_NOTE",
     "experiment_titles",
     "task_titles",
     "min_accuracy_curves",
@@ -36,7 +38,7 @@ METHODS = {  # the paper's names and this project's colours
     "fedfair": ("FedFairMMFL", "tab:red"),
     "random": ("Random", "tab:blue"),
     "round_robin": ("Round Robin", "tab:green"),
-    "qffl": ("q-Fel", "tab:purple"),
+    "qffl": ("q-FFL", "tab:purple"),
 }
 PAPER_EXPERIMENTS = {  # the paper's name of each experiment and the setting its panels vary (Figs. 3-5)
     "exp1": ("Exp. 1", None),
@@ -45,8 +47,15 @@ PAPER_EXPERIMENTS = {  # the paper's name of each experiment and the setting its
     "exp3": ("Exp. 3", "clients"),
     "exp4": ("Exp. 4", None),
 }
+METHOD_STYLES = {  # one line style and marker per method, the same in every panel
+    "fedfair": {"ls": "-", "marker": "o"},
+    "random": {"ls": "--", "marker": "s"},
+    "round_robin": {"ls": "-.", "marker": "^"},
+    "qffl": {"ls": ":", "marker": "D"},
+}
 ALPHA_COLORS = plt.cm.plasma  # sequential: one clearly different shade per alpha of a sweep, dark = small alpha
 BAND_NOTE = "line: mean over seeds; shaded: min-max over seeds (the paper's Figs. 2-5 draw the mean dotted)"
+SWEEP_NOTE = "α sweep: means only, its spread over seeds at the last round in the panel after it"
 
 
 def experiment_titles(experiments: Sequence[Experiment]) -> dict[str, str]:
@@ -81,17 +90,35 @@ def _series(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame, str]]:
     """(label, rows, colour) per (method, alpha): the methods in order of appearance in their own colours; a method
     run at several alphas gets one curve per alpha, after the others, coloured by the alpha's rank on a sequential
     map so every alpha of a sweep has a distinct shade."""
+    return [(label, rows, colour) for label, rows, colour, _ in _styled_series(frame)]
+
+
+def _styled_series(frame: pd.DataFrame) -> list[tuple[str, pd.DataFrame, str, dict]]:
+    """:func:`_series` with each series' line style and marker: a method's own (METHOD_STYLES) where it runs at one
+    alpha, one per alpha's rank (plotting.series_style) across a sweep."""
     plain, swept = [], []
     for method in dict.fromkeys(frame.method):
         rows = frame[frame.method == method]
         alphas = sorted(rows.alpha.dropna().unique())
         if len(alphas) <= 1:
-            plain.append((_method_label(method), rows, METHODS.get(method, (None, "grey"))[1]))
+            colour = METHODS.get(method, (None, "grey"))[1]
+            plain.append((_method_label(method), rows, colour, METHOD_STYLES.get(method, series_style(len(plain)))))
             continue
         for rank, alpha in enumerate(alphas):
             colour = ALPHA_COLORS(0.85 * rank / (len(alphas) - 1))
-            swept.append((_method_label(method, alpha), rows[rows.alpha == alpha], colour))
+            swept.append((_method_label(method, alpha), rows[rows.alpha == alpha], colour, series_style(rank)))
     return plain + swept
+
+
+def _swept_methods(frame: pd.DataFrame) -> list[str]:
+    """The methods of ``frame`` run at several alphas (FedFairMMFL in the paper's Exp. 4)."""
+    counts = frame.groupby("method").alpha.nunique()
+    return list(counts.index[counts > 1])
+
+
+def _is_sweep(frame: pd.DataFrame) -> bool:
+    """Whether one method of ``frame`` runs at several alphas."""
+    return bool(_swept_methods(frame))
 
 
 def _in_config_order(experiments: pd.Series, titles: Mapping[str, str]) -> list[str]:
@@ -100,18 +127,57 @@ def _in_config_order(experiments: pd.Series, titles: Mapping[str, str]) -> list[
     return [e for e in titles if e in present] + [e for e in present if e not in titles]
 
 
-def _curve_legend(ax: plt.Axes, inside: int = 3) -> None:
-    """A panel's legend: inside its empty upper-left corner for up to ``inside`` lines (curves rise from the lower
-    left), below the axes for more (the α sweep), where it covers no line."""
-    n = len(ax.get_legend_handles_labels()[1])
-    if n <= inside:
-        ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
-    else:
-        ax.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+def _figure_legend(fig: plt.Figure, axes, height: float) -> None:
+    """One legend below the panels with every curve label once (in order of first appearance); the panels' bottom
+    edge is raised by ``height`` inches to make room."""
+    seen = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    fig.legend(seen.values(), seen.keys(), loc="lower center", ncol=min(5, len(seen)), fontsize=LEGEND_SIZE)
+    fig.tight_layout(rect=(0, height / fig.get_figheight(), 1, 1))
+
+
+def _curves(ax: plt.Axes, frame: pd.DataFrame, band: bool = True) -> None:
+    """Every (method, alpha) series of ``frame`` (columns round, seed, v): mean over seeds in its colour, line style
+    and marker, its min-max band over seeds where ``band`` (a sweep's many overlapping bands would hide each other)."""
+    for label, rows, colour, style in _styled_series(frame):
+        seed_band(ax, rows, "round", "v", color=colour, label=label, band=band, **style)
+
+
+def _sweep_at_last_round(ax: plt.Axes, frame: pd.DataFrame, title: str) -> None:
+    """The swept method's value at the last round against alpha (mean, min-max bar over seeds, in its curve's colour)
+    beside the other methods' last-round mean (line) and min-max over seeds (light band)."""
+    last = frame[frame["round"] == frame["round"].max()]
+    swept = set(_swept_methods(frame))
+    for label, rows, colour, style in _styled_series(last):
+        stats = rows.v.agg(["mean", "min", "max"])
+        if rows.method.iloc[0] in swept:
+            ax.errorbar(
+                rows.alpha.iloc[0],
+                stats["mean"],
+                yerr=[[stats["mean"] - stats["min"]], [stats["max"] - stats["mean"]]],
+                color=colour,
+                marker=style["marker"],
+                ms=5,
+                capsize=3,
+                zorder=3,
+            )
+        else:
+            ax.axhline(stats["mean"], color=colour, ls=style["ls"], lw=1.5, label=label)
+            ax.axhspan(stats["min"], stats["max"], color=colour, alpha=BAND_ALPHA, lw=0)
+    alphas = sorted(frame.alpha.dropna().unique())
+    ax.set_xscale("log")
+    ax.set_xticks(alphas, [f"{a:g}" for a in alphas])
+    ax.minorticks_off()
+    ax.set_xlabel("α of FedFairMMFL")
+    ax.set_title(f"{title}: round {int(last['round'].max())}, bar: min-max over seeds", fontsize=9)
 
 
 def min_accuracy_curves(acc: pd.DataFrame, titles: Mapping[str, str], stem: str | Path) -> None:
-    """Minimum accuracy across tasks vs round, one panel per experiment (``titles``: experiment -> panel title)."""
+    """Minimum accuracy across tasks vs round, one panel per experiment (``titles``: experiment -> panel title); an
+    experiment that sweeps alpha draws means only and gets a second panel: the last round against alpha, with the
+    spread over seeds (Figs. 3e-g, 4, 5)."""
     per = (
         acc.groupby(["experiment", "method", "alpha", "seed", "round"], dropna=False)
         .accuracy.min()
@@ -119,16 +185,23 @@ def min_accuracy_curves(acc: pd.DataFrame, titles: Mapping[str, str], stem: str 
         .reset_index()
     )
     exps = _in_config_order(per.experiment, titles)
-    fig, axes = panel_grid(len(exps), 4, (4.2, 3.4))
-    for ax, exp in zip(axes.flat, exps):
-        for label, rows, colour in _series(per[per.experiment == exp]):
-            seed_band(ax, rows, "round", "v", color=colour, label=label)
-        ax.set_title(titles.get(exp, exp), fontsize=10)
-        round_axis(ax)
-        ax.set_ylabel("min accuracy across tasks")
-        _curve_legend(ax)
-    fig.suptitle(f"Minimum test accuracy across tasks; {BAND_NOTE}", fontsize=9)
-    fig.tight_layout()
+    panels = [(exp, kind) for exp in exps for kind in ("curves", "sweep")[: 1 + _is_sweep(per[per.experiment == exp])]]
+    fig, axes = panel_grid(len(panels), 4, (3.3, 2.7))
+    for k, (ax, (exp, kind)) in enumerate(zip(axes.flat, panels)):
+        sub, title = per[per.experiment == exp], titles.get(exp, exp)
+        if kind == "sweep":
+            _sweep_at_last_round(ax, sub, title)
+        else:
+            _curves(ax, sub, band=not _is_sweep(sub))
+            ax.set_title(title + (" (means only)" if _is_sweep(sub) else ""), fontsize=9)
+            round_axis(ax)
+        if k % axes.shape[1] == 0:
+            ax.set_ylabel("min accuracy across tasks")
+        ax.tick_params(labelsize=8)
+        ax.grid(alpha=0.25)
+    notes = BAND_NOTE + (f";\n{SWEEP_NOTE}" if any(kind == "sweep" for _, kind in panels) else "")
+    fig.suptitle(f"Minimum test accuracy across tasks; {notes}", fontsize=9)
+    _figure_legend(fig, axes.flat, 0.6)
     save_figure(fig, stem)
     plt.close(fig)
 
@@ -138,17 +211,17 @@ def per_task_curves(acc: pd.DataFrame, datasets: Sequence[str], title: str, stem
     index), one panel per task."""
     tasks = list(dict.fromkeys(acc.task))
     names = task_titles(list(datasets))
-    fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(4 * max(1, len(tasks)), 3.4), squeeze=False)
-    for ax, task in zip(axes[0], tasks):
-        sub = acc[acc.task == task].rename(columns={"accuracy": "v"})
-        for label, rows, colour in _series(sub):
-            seed_band(ax, rows, "round", "v", color=colour, label=label)
-        ax.set_title(names[task], fontsize=10)
+    fig, axes = panel_grid(max(1, len(tasks)), 4, (3.6, 3.1))
+    for ax, task in zip(axes.flat, tasks):
+        _curves(ax, acc[acc.task == task].rename(columns={"accuracy": "v"}))
+        ax.set_title(names[task], fontsize=9)
         round_axis(ax)
-    axes[0][0].set_ylabel("test accuracy")
-    axes[0][0].legend(fontsize=LEGEND_SIZE)
-    fig.suptitle(f"{title}: accuracy of each task; {BAND_NOTE}", fontsize=9)
-    fig.tight_layout()
+        ax.tick_params(labelsize=8)
+        ax.grid(alpha=0.25)
+    for row in axes:
+        row[0].set_ylabel("test accuracy")
+    fig.suptitle(f"{title}: accuracy of each task;\n{BAND_NOTE}", fontsize=9)
+    _figure_legend(fig, axes.flat, 0.35)
     save_figure(fig, stem)
     plt.close(fig)
 

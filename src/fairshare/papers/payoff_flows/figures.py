@@ -13,17 +13,23 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-__all__ = ["figure2"]
+__all__ = ["ANNOTATION_SIZE", "PAYOFF_COLOR", "figure2"]
+
+ANNOTATION_SIZE = 8  # numbers over bars and in heatmap cells: readable at the figure's print size
+TICK_SIZE = 8
+LABEL_SIZE = 9
+PAYOFF_COLOR = "0.15"
 
 
 def _payoff_panel(ax, sub: pd.DataFrame, title: str) -> None:
     x = np.arange(len(sub))
     ax.bar(x, sub.revenue, color="tab:green", label="incoming $p_{i,+}$")
     ax.bar(x, -sub.cost, color="tab:red", label="outgoing $-p_{i,-}$")
-    ax.bar(x, sub.payoff, color="k", alpha=0.6, width=0.4, label="payoff $p_i$")
+    # opaque, so the net payoff over the green and red bars has the colour of its legend swatch
+    ax.bar(x, sub.payoff, color=PAYOFF_COLOR, width=0.35, label="payoff $p_i$")
     ax.axhline(0, color="k", lw=0.6)
-    ax.set_xticks(x, sub.party, fontsize=7)
-    ax.set_ylabel("payoff (value units)", fontsize=8)
+    ax.set_xticks(x, sub.party, fontsize=TICK_SIZE)
+    ax.set_ylabel("payoff (value units)", fontsize=LABEL_SIZE)
     ax.set_title(title, fontsize=9)
 
 
@@ -32,12 +38,12 @@ def _model_panel(ax, sub: pd.DataFrame, title: str) -> None:
     ax.bar(x, sub.model_value, color="tab:blue", alpha=0.45, label="model reward $v'_i(N)$")
     ax.bar(x, sub.v_single, color="tab:blue", label="own model $v(i)$")
     for xi, value in zip(x, sub.model_value):
-        ax.text(xi, value + 0.01, f"{value:.3f}", ha="center", va="bottom", fontsize=6)
+        ax.text(xi, value + 0.01, f"{value:.3f}", ha="center", va="bottom", fontsize=ANNOTATION_SIZE)
     grand = sub.v_grand.iloc[0]
     ax.axhline(grand, color="grey", ls=":", lw=1, label="$v(N)$")
-    ax.set_xticks(x, sub.party, fontsize=7)
+    ax.set_xticks(x, sub.party, fontsize=TICK_SIZE)
     ax.set_ylim(0, grand * 1.15)
-    ax.set_ylabel("model value v", fontsize=8)
+    ax.set_ylabel("model value v", fontsize=LABEL_SIZE)
     ax.set_title(title, fontsize=9)
 
 
@@ -45,12 +51,18 @@ def _flow_panel(ax, matrix: np.ndarray, parties: list[str], vmax: float, title: 
     image = ax.imshow(matrix, cmap="Blues", vmin=0, vmax=vmax, aspect="auto")
     for (i, j), value in np.ndenumerate(matrix):
         ax.text(
-            j, i, f"{value:.3f}", ha="center", va="center", fontsize=6, color="white" if value > 0.6 * vmax else "black"
+            j,
+            i,
+            f"{value:.3f}",
+            ha="center",
+            va="center",
+            fontsize=ANNOTATION_SIZE,
+            color="white" if value > 0.6 * vmax else "black",
         )
-    ax.set_xticks(range(len(parties)), parties, fontsize=7)
-    ax.set_yticks(range(len(parties)), parties, fontsize=7)
-    ax.set_xlabel("payee (column)", fontsize=8)
-    ax.set_ylabel("payer (row)", fontsize=8)
+    ax.set_xticks(range(len(parties)), parties, fontsize=TICK_SIZE)
+    ax.set_yticks(range(len(parties)), parties, fontsize=TICK_SIZE)
+    ax.set_xlabel("payee (column)", fontsize=LABEL_SIZE)
+    ax.set_ylabel("payer (row)", fontsize=LABEL_SIZE)
     ax.set_title(title, fontsize=9)
     return image
 
@@ -79,14 +91,27 @@ def figure2(alloc: pd.DataFrame, flows: pd.DataFrame, title: str) -> plt.Figure:
     for letter, ax, scenario, matrix in zip("gh", axes.flat[6:], scenarios[1:], matrices):
         image = _flow_panel(ax, matrix, parties, vmax, f"({letter}) {scenario}: payoff flows")
     fig.suptitle(title, fontsize=10)
-    fig.subplots_adjust(left=0.05, right=0.93, top=0.9, bottom=0.12, wspace=0.3, hspace=0.4)
+    fig.subplots_adjust(left=0.05, right=0.93, top=0.9, bottom=0.14, wspace=0.3, hspace=0.4)
     last = axes.flat[7].get_position()
     colorbar = fig.colorbar(image, cax=fig.add_axes([last.x1 + 0.012, last.y0, 0.01, last.height]))
-    colorbar.set_label("flow from payer (row) to payee (column)", fontsize=8)
+    colorbar.set_label("flow from payer (row) to payee (column)", fontsize=LABEL_SIZE)
     handles = [h for ax in (payoff_axes[0], model_axes[0]) for h in ax.get_legend_handles_labels()[0]]
     labels = [label for ax in (payoff_axes[0], model_axes[0]) for label in ax.get_legend_handles_labels()[1]]
     fig.legend(
-        handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.02), ncol=len(labels), fontsize=8, frameon=False
+        handles,
+        labels,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.02),
+        ncol=len(labels),
+        fontsize=LABEL_SIZE,
+        frameon=False,
     )
-    fig.text(0.5, 0.005, "parties are named by the classes their data hold", ha="center", fontsize=8, color="dimgrey")
+    fig.text(
+        0.5,
+        0.005,
+        "parties are named by the classes their data hold",
+        ha="center",
+        fontsize=LABEL_SIZE,
+        color="dimgrey",
+    )
     return fig
