@@ -70,8 +70,11 @@ def producer(path: str | os.PathLike) -> str:
 
 
 def corrupt(path: str | os.PathLike, why: str) -> CorruptFileError:
-    """The one-line error for ``path`` failing its check because ``why``."""
-    return CorruptFileError(f"{path} is malformed ({why}); rerun: ./run pipeline --forcerun {producer(path)}")
+    """The one-line error for ``path`` failing its check because ``why``; the fix repeats the ``--configfile``
+    files of the run (``FAIRSHARE_RERUN_ARGS``, which ``./run pipeline`` sets), so it can be copied as it is."""
+    again = os.environ.get("FAIRSHARE_RERUN_ARGS", "").strip()
+    again = f" {again}" if again else ""
+    return CorruptFileError(f"{path} is malformed ({why}); rerun: ./run pipeline{again} --forcerun {producer(path)}")
 
 
 def _sha256(data: bytes) -> str:
