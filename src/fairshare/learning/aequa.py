@@ -186,16 +186,10 @@ def aggregate(
 ) -> State:
     """Weighted average of the client models; switchable-BN copies only over the clients that trained that width."""
     bn = bn_keys_by_width(model)
-    masks = []
-    for w, trained in zip(weights, used):
-        masks.append(
-            {
-                k: torch.full_like(v, float(w), dtype=torch.float64)
-                if k not in bn or bn[k] in trained
-                else torch.zeros_like(v, dtype=torch.float64)
-                for k, v in global_state.items()
-            }
-        )
+    masks = [
+        {k: float(w) if k not in bn or bn[k] in trained else 0.0 for k in global_state}
+        for w, trained in zip(weights, used)
+    ]
     return masked_average(states, masks, global_state)
 
 

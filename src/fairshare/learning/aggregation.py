@@ -45,24 +45,34 @@ def uniform_average(states: Sequence[State]) -> dict[str, torch.Tensor]:
     return weighted_average(states, [1.0] * len(states))
 
 
-def masked_average(states: Sequence[State], masks: Sequence[State], fallback: State) -> dict[str, torch.Tensor]:
+def masked_average(
+    states: Sequence[State], masks: Sequence[Mapping[str, torch.Tensor | float]], fallback: State
+) -> dict[str, torch.Tensor]:
     """Each coordinate averaged over the clients whose sub-network holds it, weighted by the mask value.
 
-    ``masks[k][key]`` has the shape of the entry and holds client k's weight for each coordinate: 0 where its
-    sub-network does not hold the coordinate, else 1 (uniform) or its sample count (data-size weighting).
-    Coordinates no client holds keep ``fallback`` (usually the previous global state). Keys of ``fallback`` are
-    the keys of the result.
+    ``masks[k][key]`` holds client k's weight for each coordinate of the entry: 0 where its sub-network does not hold
+    the coordinate, else 1 (uniform) or its sample count (data-size weighting). It is a tensor shaped like the entry,
+    or one number for the whole entry (the same result without a mask tensor per client and entry: Aequa's
+    per-width batch norm, whose copies are held whole or not at all). Coordinates no client holds keep ``fallback``
+    (usually the previous global state). Keys of ``fallback`` are the keys of the result.
     """
     if len(states) != len(masks):
         raise ValueError("need one mask per state")
     out = {}
     for key, prev in fallback.items():
         num = torch.zeros(prev.shape, dtype=torch.float64, device=prev.device)
-        den = torch.zeros_like(num)
+        den: torch.Tensor | float = 0.0
         for s, m in zip(states, masks):
-            mk = m[key].to(torch.float64)
+            mk = m[key]
+            if isinstance(mk, torch.Tensor):
+                mk = mk.to(torch.float64)
+            elif not mk:
+                continue  # a whole entry the client does not hold adds nothing
             num.add_(s[key].to(torch.float64) * mk)
-            den.add_(mk)
-        held = den > 0
-        out[key] = _cast(torch.where(held, num / torch.where(held, den, 1.0), prev.to(torch.float64)), prev)
+            den = den + mk
+        if isinstance(den, torch.Tensor):
+            held = den > 0
+            out[key] = _cast(torch.where(held, num / torch.where(held, den, 1.0), prev.to(torch.float64)), prev)
+        else:
+            out[key] = _cast(num / den, prev) if den > 0 else prev.clone()
     return out

@@ -93,10 +93,14 @@ def choose_executor(model: nn.Module, device: torch.device | str) -> str:
 CPU_VMAP_MAX_PARAMS = 100_000  # measured (docs/engine.md): above this, client-by-client kernels are faster on CPU
 
 
-def vmap_pays(model: nn.Module, device: torch.device | str) -> bool:
+def vmap_pays(model: nn.Module, device: torch.device | str, *, per_client_widths: bool = False) -> bool:
     """Whether the batched executor should vmap the clients' gradients (else it computes them client by client).
 
-    Always on CUDA, where small per-client steps are bound by kernel launches, not arithmetic. On CPU only for small
+    Never with ``per_client_widths`` (Aequa's step widths, drawn per client and minibatch): the cohort then splits
+    into groups of about one client per width and step, so vmap batches nothing and adds its stacking, gathers and
+    scatters: 13.7x the operations of a plain step per client-step, against 1.0x for the client loop
+    (bench/aequa_step_ops.py, slimmable ResNet-18). Otherwise always on CUDA, where small per-client steps are bound
+    by kernel launches, not arithmetic. On CPU only for small
     models (at most ``CPU_VMAP_MAX_PARAMS`` parameters: the payoff MLP, the 8x8-digits CNN), where batching many
     small operations pays; for larger ones (the 1.6 M-parameter MNIST CNN) each client's step is compute-bound with
     its state in cache, and vmap's grouped convolutions, layout copies and cache misses make it slower than computing
@@ -174,19 +178,27 @@ def _sequential(
             mask = None if client.class_mask is None else client.class_mask[None, :]
             for t, idx in enumerate(plan):
                 ix = torch.as_tensor(idx, device=device)
+                x, y = client.x[ix], client.y[ix]
                 widths = step_widths(i, t) if step_widths else [None]
-                loss = torch.zeros((), device=device)
+                losses = []
                 for width in widths:
                     with _at_width(model, width), _autocast(device, precision):
-                        out = model(client.x[ix])
-                    loss = loss + masked_loss(out, client.y[ix], None, mask, settings.absent_class_fill)
-                if width_loss == "mean":
-                    loss = loss / len(widths)
+                        out = model(x)
+                    losses.append(masked_loss(out, y, None, mask, settings.absent_class_fill))
+                loss = _total(losses, width_loss)
                 grads = torch.autograd.grad(loss, params, allow_unused=True)
                 step = _fused_sgd_step if precision == "bf16" else sgd_step
                 step(params, grads, buffers, settings.lr, settings.momentum, settings.weight_decay)
             results.append({k: _copy(v) for k, v in model.state_dict().items()})
     return results
+
+
+def _total(losses: list[torch.Tensor], width_loss: str) -> torch.Tensor:
+    """The step's loss: the widths' losses summed in order (``mean``: then divided by their number)."""
+    loss = losses[0]
+    for more in losses[1:]:
+        loss = loss + more
+    return loss / len(losses) if width_loss == "mean" else loss
 
 
 def _in_client_threads(
@@ -351,14 +363,13 @@ class _Cohort:
         params = leaves | {n: self.params[n][j] for n in self.frozen}
         buffers = {n: v[j] for n, v in self.buffers.items()}
         mask = self.masks[j][None] if self.masks is not None else None
-        loss = torch.zeros((), device=self.device)
-        widths = self.widths(j, t)
-        for width in widths:
+        x, y = self.x[rows], self.y[rows]
+        losses = []
+        for width in self.widths(j, t):
             with _at_width(self.model, width), _autocast(self.device, self.precision):
-                out = functional_call(self.model, (params, buffers), (self.x[rows],))
-            loss = loss + masked_loss(out, self.y[rows], None, mask, self.settings.absent_class_fill)
-        if self.width_loss == "mean":
-            loss = loss / len(widths)
+                out = functional_call(self.model, (params, buffers), (x,))
+            losses.append(masked_loss(out, y, None, mask, self.settings.absent_class_fill))
+        loss = _total(losses, self.width_loss)
         grads = torch.autograd.grad(loss, list(leaves.values()), allow_unused=True)
         got = {n: g for n, g in zip(leaves, grads) if g is not None}  # as torch SGD: no gradient, no update
         _sgd_update(self, got, list(got), j)
@@ -560,7 +571,7 @@ def local_train(
     if executor == "sequential":
         return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     if vectorize is None:
-        vectorize = vmap_pays(model, clients[0].y.device)
+        vectorize = vmap_pays(model, clients[0].y.device, per_client_widths=step_widths is not None)
         if not vectorize:  # stacking buys nothing without vmap: the plain client loop is faster (docs/engine.md)
             return _sequential(model, global_params, clients, settings, plans, precision, step_widths, width_loss)
     size = chunk or len(clients)

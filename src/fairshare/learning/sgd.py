@@ -73,7 +73,7 @@ def masked_loss(
 ) -> torch.Tensor:
     """Mean cross-entropy of a batch (weighted: padded samples weigh 0), with the outputs of classes the client does
     not hold first set to ``fill`` when given (the multi-model FL authors' masking)."""
-    out = out.float()
+    out = out if out.dtype == torch.float32 else out.float()  # bf16 autocast outputs
     if fill is not None and class_mask is not None:
         out = out.masked_fill(~class_mask, fill)
     if weight is None:
@@ -93,14 +93,26 @@ def sgd_step(
 ) -> None:
     """In-place SGD with momentum and weight decay: torch.optim.SGD's update (dampening 0, not Nesterov), bit for bit.
 
+    Each line of the update is one multi-tensor (``_foreach``) operation over all parameters, as torch.optim.SGD's
+    foreach mode does: a handful of kernel launches per step on a GPU instead of four per parameter; on the CPU the
+    same per-tensor arithmetic, so the same bits.
+
     Parameters without a gradient (e.g. other widths' batch-norm copies) are left untouched, momentum included;
     ``buffers`` holds one momentum buffer per parameter (None before its first step).
     """
-    for k, (p, g) in enumerate(zip(params, grads)):
-        if g is None:
-            continue
-        d = g.add(p, alpha=weight_decay) if weight_decay else g
-        if momentum:
-            buffers[k] = d.clone() if buffers[k] is None else buffers[k].mul_(momentum).add_(d)
-            d = buffers[k]
-        p.add_(d, alpha=-lr)
+    chosen = [k for k, g in enumerate(grads) if g is not None]
+    if not chosen:
+        return
+    ps, gs = [params[k] for k in chosen], [grads[k] for k in chosen]
+    d = torch._foreach_add(gs, ps, alpha=weight_decay) if weight_decay else gs
+    if momentum:
+        running = [j for j, k in enumerate(chosen) if buffers[k] is not None]
+        if running:
+            held = [buffers[chosen[j]] for j in running]
+            torch._foreach_mul_(held, momentum)
+            torch._foreach_add_(held, [d[j] for j in running])
+        for j, k in enumerate(chosen):
+            if buffers[k] is None:
+                buffers[k] = d[j].clone()
+        d = [buffers[k] for k in chosen]
+    torch._foreach_add_(ps, d, alpha=-lr)

@@ -46,6 +46,17 @@ class _Slimmable:
     width: float = 1.0
 
 
+def _first(t: torch.Tensor, n: int, dim: int) -> torch.Tensor:
+    """The first ``n`` entries of ``t`` along ``dim``; ``t`` itself when that is all of it (no slice, so no slice
+    backward either: a full-width step dispatches the operations of a plain layer)."""
+    return t if t.shape[dim] == n else t.narrow(dim, 0, n)
+
+
+def _block(t: torch.Tensor, rows: int, cols: int) -> torch.Tensor:
+    """``t[:rows, :cols]`` (a weight's nested width-p block), slicing only the dimensions that shrink."""
+    return _first(_first(t, rows, 0), cols, 1)
+
+
 class SlimmableLinear(nn.Linear, _Slimmable):
     def __init__(self, in_features: int, out_features: int, slim_in: bool = True, slim_out: bool = True):
         super().__init__(in_features, out_features)
@@ -59,7 +70,7 @@ class SlimmableLinear(nn.Linear, _Slimmable):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out_u, in_u = self.active()
-        return F.linear(x[..., :in_u], self.weight[:out_u, :in_u], self.bias[:out_u])
+        return F.linear(_first(x, in_u, -1), _block(self.weight, out_u, in_u), _first(self.bias, out_u, 0))
 
 
 class SlimmableConv2d(nn.Conv2d, _Slimmable):
@@ -83,9 +94,15 @@ class SlimmableConv2d(nn.Conv2d, _Slimmable):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out_u, in_u = self.active()
-        bias = self.bias[:out_u] if self.bias is not None else None
+        bias = _first(self.bias, out_u, 0) if self.bias is not None else None
         return F.conv2d(
-            x[:, :in_u], self.weight[:out_u, :in_u], bias, self.stride, self.padding, self.dilation, self.groups
+            _first(x, in_u, 1),
+            _block(self.weight, out_u, in_u),
+            bias,
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.groups,
         )
 
 
@@ -264,7 +281,7 @@ class _SlimmableFlatLinear(SlimmableLinear):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out_u, in_u = self.active()
-        return F.linear(x.flatten(1), self.weight[:out_u, :in_u], self.bias[:out_u])
+        return F.linear(x.flatten(1), _block(self.weight, out_u, in_u), _first(self.bias, out_u, 0))
 
 
 class SlimmableTextLSTM(nn.Module):
