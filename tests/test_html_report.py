@@ -109,3 +109,23 @@ def test_the_rules_are_listed_in_one_order_whatever_order_the_jobs_ran_in(tmp_pa
     reordered = html[: found.start(2)] + json.dumps(dict(reversed(rules.items()))) + html[found.end(2) :]
     assert reordered != html
     assert stable(reordered) == stable(html)
+
+
+def test_the_landing_page_leads_with_the_scorecard(tmp_path):
+    """Snakemake opened the report on its rule graph (issue 39): given the scorecard, the landing page holds its counts,
+    overall and per paper, and the rule graph moves to the menu."""
+    html = _copied_report(tmp_path, "make").read_text()
+    assert re.search(r"var metadata = \{\};\n", html)  # Snakemake's landing page: the rule graph
+    card = tmp_path / "scorecard.csv"
+    rows = [("mmfl", "match")] * 3 + [("mmfl", "differs"), ("aequa", "inconclusive"), ("aequa", "match")]
+    card.write_text("paper,artifact,claim,status\n" + "".join(f"{p},a,c,{s}\n" for p, s in rows))
+    assert main(["report", "stable-html", str(tmp_path / "report.html"), "--scorecard", str(card)]) == 0
+    page = (tmp_path / "report.html").read_text()
+    metadata = json.loads(re.search(r"var metadata = (\{.*\});\n", page).group(1))
+    assert list(metadata) == ["Scorecard", "By paper", "Where to read on"]
+    assert "6 rows" in metadata["Scorecard"] and "<b>4 match</b>, 1 differs, 1 inconclusive." in metadata["Scorecard"]
+    table = metadata["By paper"]
+    assert "not run" not in table and re.search(r"mmfl</td>(<td[^>]*>\d</td>){4}", table)
+    assert [int(n) for n in re.findall(r">(\d+)</t[dh]>", table)] == [3, 1, 0, 4, 1, 0, 1, 2, 4, 1, 1, 6]
+    assert _rule_of(page, "copy.txt")["rule"] == "make"  # still credited and stable
+    assert stable(page) == page

@@ -9,7 +9,14 @@ import json
 import docutils.core
 
 from fairshare.cli import main
-from fairshare.pipeline.report_items import caption_rst, producer_command, scorecard_rows, status_counts, table_html
+from fairshare.pipeline.report_items import (
+    caption_rst,
+    number_text,
+    producer_command,
+    scorecard_rows,
+    status_counts,
+    table_html,
+)
 
 CARD = [
     {"paper": "aequa", "artifact": "Table 3, Fig. 2", "claim": "rho_p >= 0.9 *all*", "status": "match"},
@@ -94,11 +101,49 @@ def test_the_command_comes_from_snakemakes_job_record(tmp_path):
 
 def test_a_table_item_is_an_html_table_of_each_csv_and_json(tmp_path):
     (tmp_path / "t.csv").write_text("claim,status\n<b>x</b>,match\ny,differs\n")
-    (tmp_path / "t.md").write_text("| same table |\n")
+    (tmp_path / "u.md").write_text("| other table |\n")
     (tmp_path / "t.json").write_text('{"a": 1}\n')
-    page = table_html([str(tmp_path / n) for n in ("t.md", "t.csv", "t.json")], "Table 3")
+    page = table_html([str(tmp_path / n) for n in ("u.md", "t.csv", "t.json")], "Table 3")
     assert page.count("<table>") == 1 and "<th>claim</th>" in page and "&lt;b&gt;x&lt;/b&gt;" in page
-    assert "same table" not in page and "&quot;a&quot;: 1" in page and "#f8d7d7" in page and "<script" not in page
+    assert "<pre>| other table |" in page and "&quot;a&quot;: 1" in page and "#f8d7d7" in page
+    assert "<script" not in page and "<details>" not in page
+
+
+def test_long_floats_show_four_significant_digits_and_short_numbers_as_written():
+    """Table II showed ``0.5247999999999999`` (issue 39); a value the paper prints keeps its digits."""
+    assert number_text("0.5247999999999999") == "0.5248"
+    assert number_text("0.9559411430259418") == "0.9559"
+    assert number_text("-13295.123456") == "-13295" and number_text("1.2345678e-05") == "1.235e-05"
+    assert number_text("0.9999999999999991") == "1"
+    for kept in ("1.107322", "3.0", "12345678901", "0.956 ± 0.005", "nan", "fedfair", ""):
+        assert number_text(kept) == kept
+
+
+def test_a_tables_cells_are_rounded_with_the_full_value_on_hover(tmp_path):
+    (tmp_path / "t.csv").write_text("method,value,seeds\nfedfair,0.5247999999999999,3.0\n")
+    page = table_html([str(tmp_path / "t.csv")], "Table II")
+    assert "<td class='n' title='0.5247999999999999'>0.5248</td>" in page and "<td>3.0</td>" in page
+    assert ">0.5247999999999999<" not in page
+
+
+def test_a_wide_table_leads_with_the_papers_layout_and_folds_every_column(tmp_path):
+    """Aequa's Table 1 CSV (15 columns) needed horizontal scrolling: its Markdown (the paper's layout) is shown as a
+    table first, the CSV folded under it."""
+    columns = ["partition", "dataset"] + [
+        f"{m}{s}" for m in ("FedAvg", "CGSV", "IAFL", "Aequa") for s in ("", " mean", " seeds")
+    ]
+    values = ["Homogeneous", "digits"] + ["0.956 ± 0.005", "0.9559411430259418", "3.0"] * 4
+    (tmp_path / "table1.csv").write_text(",".join(columns) + "\n" + ",".join(values) + "\n")
+    (tmp_path / "table1.md").write_text(
+        "Table 1 (reproduction): balanced accuracy\n\n| Partition | Dataset | FedAvg | CGSV | IAFL | Aequa |\n"
+        "|---|---|---|---|---|---|\n| Homogeneous | digits | 0.956 ± 0.005 | 0.927 ± 0.016 | a \\| b | 0.959 |\n"
+        "|  | synthetic | 0.668 | 0.659 | 0.668 | 0.670 |\n"
+    )
+    page = table_html([str(tmp_path / "table1.csv"), str(tmp_path / "table1.md")], "Table 1")
+    first, folded = page.split("<details>")
+    assert "<p>Table 1 (reproduction): balanced accuracy</p>" in first and first.count("<tr>") == 3
+    assert "<th>Aequa</th>" in first and "<td>a | b</td>" in first and "<td></td><td>synthetic</td>" in first
+    assert "14 columns" in folded and folded.count("<th>") == 14 and "FedAvg mean" not in first
 
 
 def test_the_commands_write_items_and_captions(tmp_path):

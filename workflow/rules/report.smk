@@ -167,8 +167,9 @@ rule verdict_table:
 rule html_report:
     """The Snakemake HTML report of this run (every manifest artifact with its caption), as a rule output: a run
     killed while writing it leaves it incomplete, and the next run rebuilds it. `fairshare report stable-html` then
-    drops the job start and end times Snakemake embeds, so the same config and results give the same bytes, and
-    credits each item to the rule that made it (its "made by" label) instead of the copy job report_items."""
+    drops the job start and end times Snakemake embeds, so the same config and results give the same bytes, credits
+    each item to the rule that made it (its "made by" label) instead of the copy job report_items, and puts the
+    scorecard's counts on the landing page (the rule graph stays under "Workflow")."""
     input:
         scorecard=rules.scorecard.output.csv,
         verdicts=rules.verdict_table.output.html,
@@ -186,4 +187,4 @@ rule html_report:
         ),
     shell:
         "(snakemake {input.scorecard} {input.verdicts} --nolock --report {output} {params.configfiles}"
-        " && fairshare report stable-html {output}) > {log} 2>&1"
+        " && fairshare report stable-html {output} --scorecard {input.scorecard}) > {log} 2>&1"

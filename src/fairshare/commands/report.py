@@ -77,6 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="finish Snakemake's HTML report: drop its job times (byte-identical reruns), credit each item to its rule",
     )
     p.add_argument("html", help="the report Snakemake wrote (rewritten in place)")
+    p.add_argument("--scorecard", help="results/scorecard.csv: the report's landing page leads with its counts")
     p.set_defaults(func=stable_html)
 
 
@@ -173,11 +174,11 @@ def headline(args: argparse.Namespace) -> None:
 
 
 def stable_html(args: argparse.Namespace) -> None:
-    """Rewrite the report without its job times (same config and results, same bytes) and with each item's rule the
-    one that made it (fairshare.pipeline.html_report)."""
+    """Rewrite the report without its job times (same config and results, same bytes), with each item's rule the
+    one that made it and, given the scorecard, its counts on the landing page (fairshare.pipeline.html_report)."""
     from fairshare.pipeline.html_report import stabilise
 
     try:
-        stabilise(args.html)
+        stabilise(args.html, args.scorecard)
     except ValueError as exc:
         raise UserError(f"{args.html}: {exc}") from None

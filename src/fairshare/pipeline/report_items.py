@@ -12,16 +12,21 @@ import base64
 import csv
 import html
 import json
+import math
+import re
 import textwrap
 from fnmatch import fnmatch
 from pathlib import Path
 
 __all__ = [
+    "DIGITS",
+    "LONG",
     "STATUS_LABELS",
     "caption_rst",
     "producer_command",
     "scorecard_rows",
     "status_counts",
+    "number_text",
     "table_html",
 ]
 
@@ -35,9 +40,15 @@ STATUS_LABELS = {
 # Caption lines are cut at about this many characters (docutils refuses a line over 10,000).
 _WIDTH = 110
 _COLOURS = {"match": "#d9f2d9", "differs": "#f8d7d7", "inconclusive": "#fff3cd"}
+# A number written with at least LONG significant digits is a computed float (``0.5247999999999999``): a table cell
+# shows it with DIGITS significant digits (the CSV keeps every digit; the cell's tooltip shows them). A shorter number
+# (a value the paper prints, ``1.107322``; a setting) is shown as written.
+LONG, DIGITS = 8, 4
 _STYLE = (
-    "body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin-bottom:1.5em}"
+    "body{font-family:sans-serif;font-size:13px}table{border-collapse:collapse;margin-bottom:1.5em;font-size:12px}"
     "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f0f0f0}"
+    "td{max-width:36em}td.n{text-align:right;white-space:nowrap}details{margin-bottom:1.5em}"
+    "details>table{font-size:11px}summary{cursor:pointer;color:#335}"
 )
 
 
@@ -46,18 +57,71 @@ def _read_csv(path: str | Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+_NUMBER = re.compile(r"[+-]?(?P<mantissa>\d*\.\d+|\d+\.?\d*)(?:[eE][+-]?\d+)?")
+
+
+def number_text(value: str) -> str:
+    """A table cell's text, a number of :data:`LONG` or more significant digits shown with :data:`DIGITS`
+    (``0.5247999999999999`` -> ``0.5248``, ``13295.123456`` -> ``13295``, ``1.2345678e-05`` -> ``1.235e-05``, trailing
+    zeros dropped); anything else (``1.107322``, ``3.0``, a word, ``0.956 ± 0.005``) as it is."""
+    found = _NUMBER.fullmatch(value.strip())
+    if not found or found["mantissa"].isdigit() or len(found["mantissa"].replace(".", "").lstrip("0")) < LONG:
+        return value  # not a number, an integer, or a short one
+    x = float(value)
+    if not 1e-3 <= abs(x) < 1e15:
+        return f"{x:.{DIGITS - 1}e}"
+    decimals = max(DIGITS - 1 - math.floor(math.log10(abs(x))), 0)
+    return f"{x:.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{x:.0f}"
+
+
 def _cell(column: str, value: str) -> str:
     colour = _COLOURS.get(value) if column == "status" else None
-    style = f" style='background:{colour}'" if colour else ""
-    return f"<td{style}>{html.escape(value)}</td>"
+    shown = number_text(value)
+    attributes = f" style='background:{colour}'" if colour else ""
+    if shown != value:  # the number as the CSV holds it, on hover
+        attributes += f" class='n' title='{html.escape(value)}'"
+    return f"<td{attributes}>{html.escape(shown)}</td>"
 
 
-def _csv_table(path: str | Path) -> str:
+def _html_table(columns: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(_cell(c, v) for c, v in zip(columns, row)) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _csv_table(path: str | Path, folded: bool = False) -> str:
+    """The CSV as a table; ``folded``: under a closed "every column" summary (beside the paper's layout)."""
     rows = _read_csv(path)
     columns = list(rows[0]) if rows else []
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(_cell(c, row[c] or "") for c in columns) + "</tr>" for row in rows)
-    return f"<h3>{html.escape(str(path))}</h3><p>{len(rows)} rows</p><table><tr>{head}</tr>{body}</table>"
+    table = _html_table(columns, [[row[c] or "" for c in columns] for row in rows])
+    if folded:
+        summary = f"every column: {html.escape(str(path))} ({len(rows)} rows, {len(columns)} columns)"
+        return f"<details><summary>{summary}</summary>{table}</details>"
+    return f"<h3>{html.escape(str(path))}</h3><p>{len(rows)} rows</p>{table}"
+
+
+def _pipe_cells(line: str) -> list[str]:
+    inner = line.strip().removeprefix("|").removesuffix("|")
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def _markdown_table(path: str | Path) -> str:
+    """A Markdown file of pipe tables (the paper's layout of a table) as HTML: each table as a table, other lines as
+    paragraphs."""
+    lines, parts, k = Path(path).read_text().splitlines(), [f"<h3>{html.escape(str(path))}</h3>"], 0
+    while k < len(lines):
+        line = lines[k]
+        if line.startswith("|") and k + 1 < len(lines) and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+\s*", lines[k + 1]):
+            end = k + 2
+            while end < len(lines) and lines[end].startswith("|"):
+                end += 1
+            parts.append(_html_table(_pipe_cells(line), [_pipe_cells(row) for row in lines[k + 2 : end]]))
+            k = end
+            continue
+        if line.strip():
+            parts.append(f"<p>{html.escape(line.strip())}</p>")
+        k += 1
+    return "".join(parts)
 
 
 def _text_block(path: str | Path) -> str:
@@ -66,13 +130,19 @@ def _text_block(path: str | Path) -> str:
 
 def table_html(paths: list[str], title: str) -> str:
     """One self-contained HTML page (no script, no external file) showing every CSV of ``paths`` as a table and
-    every JSON file as text; a Markdown file is skipped when a CSV of the same stem is shown."""
+    every JSON file as text. A Markdown file beside a CSV of the same stem is the paper's layout of that table: it is
+    shown first, as a table, and the CSV (every column, often too wide to read) folded under it. Non-integer numbers
+    show :data:`DIGITS` significant digits (:func:`number_text`)."""
     stems = {Path(p).with_suffix("") for p in paths if p.endswith(".csv")}
+    laid_out = {Path(p).with_suffix("") for p in paths if p.endswith(".md")} & stems
     parts = []
     for path in paths:
-        if path.endswith(".csv"):
+        stem = Path(path).with_suffix("")
+        if path.endswith(".csv") and stem in laid_out:
+            parts += [_markdown_table(f"{stem}.md"), _csv_table(path, folded=True)]
+        elif path.endswith(".csv"):
             parts.append(_csv_table(path))
-        elif path.endswith(".json") or (path.endswith(".md") and Path(path).with_suffix("") not in stems):
+        elif path.endswith(".json") or (path.endswith(".md") and stem not in laid_out):
             parts.append(_text_block(path))
     return (
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
