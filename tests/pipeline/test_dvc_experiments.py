@@ -65,6 +65,63 @@ def test_dvc_exp_run_of_the_test_profile_is_listed_with_its_params_and_metrics(t
     assert set(headline) == {"exp1", "exp2_s6", "exp4"}
 
 
+def _bare_env(**extra: str) -> dict[str, str]:
+    """A shell with no environment activated: neither snakemake nor fairshare on PATH."""
+    return {"HOME": os.environ.get("HOME", "/tmp"), "PATH": "/usr/bin:/bin", **extra}
+
+
+def test_the_experiment_runs_snakemake_without_an_activated_environment(tmp_path):
+    """`dvc exp run` from experiments/ failed with `snakemake: command not found` unless the environment was activated
+    (issue 39). Here with `--temp` (a copy of the commit under .dvc/tmp/exps/) and Snakemake told by a profile to plan
+    only: the stage finds the clone's .venv and Snakemake plans the test profile's jobs (then the copy of the metrics
+    fails: a plan writes none)."""
+    repo = _git_repo(tmp_path / "repo")
+    (repo / ".venv").symlink_to(Path(sys.executable).parent.parent)  # what `./run` or `uv sync` makes in a clone
+    (repo / ".git" / "info" / "exclude").write_text(".venv\n")
+    (tmp_path / "plan").mkdir()
+    (tmp_path / "plan" / "config.yaml").write_text("dryrun: true\n")
+    env = _bare_env(SNAKEMAKE_PROFILE=str(tmp_path / "plan"))
+    dvc = [str(repo / ".venv" / "bin" / "dvc"), "exp", "run", "--temp"]
+    out = subprocess.run(dvc, cwd=repo / "experiments", env=env, capture_output=True, text=True, timeout=600)
+    text = out.stdout + out.stderr
+    assert "bash experiments/snakemake.sh --cores all" in text and "not found" not in text, text[-3000:]
+    assert "This was a dry-run" in text and "html_report" in text, text[-3000:]
+
+
+def test_the_experiments_snakemake_is_the_nearest_venv_or_one_line(tmp_path):
+    script = REPO / "experiments" / "snakemake.sh"
+    nested = tmp_path / "clone" / ".dvc" / "tmp" / "exps" / "tmpabc"
+    nested.mkdir(parents=True)
+    (tmp_path / "clone" / ".venv").symlink_to(Path(sys.executable).parent.parent)
+    found = subprocess.run(
+        ["bash", str(script), "--version"], cwd=nested, env=_bare_env(), capture_output=True, text=True
+    )
+    assert found.returncode == 0 and found.stdout.strip()[:1].isdigit(), found.stderr
+    lost = subprocess.run(
+        ["bash", str(script), "--version"], cwd=tmp_path, env=_bare_env(), capture_output=True, text=True
+    )
+    assert lost.returncode == 127 and lost.stdout == "", lost
+    assert lost.stderr.count("\n") == 1 and "no .venv" in lost.stderr and "uv sync --frozen" in lost.stderr
+
+
+def test_a_fresh_clone_loads_every_metric(tmp_path):
+    """`dvc metrics show` warned "failed to load some metrics" in a fresh clone: experiments/metrics, a declared metric
+    of the experiment, did not exist before an experiment was applied (issue 39)."""
+    repo = _git_repo(tmp_path / "repo")
+    shutil.copytree(REPO / "metrics", repo / "metrics")  # the default profile's, committed
+    if (REPO / "experiments" / "metrics").is_dir():  # what git holds there at a commit without an applied experiment
+        tracked = _sh(REPO, "git", "ls-files", "experiments/metrics").split()
+        for name in tracked:
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(REPO / name, repo / name)
+    _sh(repo, "git", "add", "-A")
+    _sh(repo, "git", "commit", "-qm", "metrics")
+    clone = tmp_path / "clone"
+    _sh(tmp_path, "git", "clone", "-q", str(repo), str(clone))
+    shown = _sh(clone, *DVC, "metrics", "show")
+    assert "failed to load" not in shown and "summary.json" in shown, shown[-2000:]
+
+
 def test_a_run_is_versioned_with_dvc_commit_and_push_then_pulled_into_a_clone(tmp_path):
     """README "Versioning a run of yours": outputs made, `dvc commit`, `git commit dvc.lock`, `dvc push`; a second clone
     gets them back with `dvc pull` (here the data stage's outputs, small stand-in files)."""
