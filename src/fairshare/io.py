@@ -112,12 +112,14 @@ def write_json(path: str | os.PathLike, obj: Any, *, check: bool = True) -> None
         write_check(path)
 
 
-def read_json(path: str | os.PathLike) -> Any:
+def read_json(path: str | os.PathLike, *, checked: bool = True) -> Any:
     """The JSON that :func:`write_json` wrote at ``path``, refused in one line (``CorruptFileError``, naming the file
-    and the rule that rebuilds it) when it is unreadable, cut, or its bytes differ from its check file's record."""
-    from fairshare.validate import read_checked_json
+    and the rule that rebuilds it) when it is unreadable, cut, or its bytes differ from its check file's record;
+    ``checked=False`` for a committed input that no step writes (a reference fixture, which git keeps intact): no
+    check file, still one line when it is unreadable or not JSON."""
+    from fairshare.validate import read_checked_json, read_committed_json
 
-    return read_checked_json(path)
+    return read_checked_json(path) if checked else read_committed_json(path)
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

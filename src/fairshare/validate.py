@@ -39,6 +39,7 @@ __all__ = [
     "write_checked_csv",
     "read_checked_csv",
     "read_checked_json",
+    "read_committed_json",
     "check_frame",
     "read_runs",
     "cache_problem",
@@ -114,6 +115,17 @@ def read_checked_json(path: str | os.PathLike) -> object:
         return json.loads(data)
     except ValueError as exc:
         raise corrupt(path, f"not valid JSON: {str(exc).splitlines()[0]}") from None
+
+
+def read_committed_json(path: str | os.PathLike) -> object:
+    """The JSON of a committed input (no check file: git keeps it), or one line naming it and how to restore it."""
+    try:
+        return json.loads(Path(path).read_bytes())
+    except OSError as exc:
+        why = f"unreadable: {exc.strerror}"
+    except ValueError as exc:
+        why = f"not valid JSON: {str(exc).splitlines()[0]}"
+    raise UserError(f"{path} is malformed ({why}); restore the committed file: git checkout -- {path}")
 
 
 def write_checked_csv(path: str | os.PathLike, frame: pandas.DataFrame) -> None:

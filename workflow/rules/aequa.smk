@@ -57,7 +57,8 @@ for _job in training_rules("aequa", "aequa_run", AEQUA_MAIN, together=lambda r: 
         input:
             lambda w, job=_job: sorted({dataset_file(r["dataset"]) for r in job.runs_of(w)}),
         output:
-            [aequa_run_file("runs", r, m) for r in _job.runs for m in aequa_methods(_job.shape)],
+            runs=[aequa_run_file("runs", r, m) for r in _job.runs for m in aequa_methods(_job.shape)],
+            runs_check=[check_file(aequa_run_file("runs", r, m)) for r in _job.runs for m in aequa_methods(_job.shape)],
         log:
             f"{AEQUA_LOGS}/runs/{_job.stem}.log",
         wildcard_constraints:
@@ -74,7 +75,8 @@ rule aequa_summarize:
     """Tidy metrics, Tables 1, 2, 7, 8, 9 and the claims; then accuracy vs width (Figs 1 and 6) and reward vs
     contribution. One process."""
     input:
-        AEQUA_RUNS,
+        runs=AEQUA_RUNS,
+        runs_check=[check_file(p) for p in AEQUA_RUNS],
     output:
         **{f"{t}_{x}": f"results/aequa/{t}.{x}" for t in AEQUA_TABLES for x in ("csv", "md")},
         summary="results/aequa/summary.csv",
@@ -94,7 +96,7 @@ rule aequa_summarize:
         width=lambda w, output: output.width_png[:-4],
         scatter=lambda w, output: output.scatter_png[:-4],
     shell:
-        "fairshare aequa summarize {input} --summary {output.summary} --per-client {output.per_client}"
+        "fairshare aequa summarize {input.runs} --summary {output.summary} --per-client {output.per_client}"
         " --curves {output.curves} --claims {output.claims} {params.tables} --cfg {params.cfg} +"
         " aequa figures --summary {output.summary} --per-client {output.per_client} --curves {output.curves}"
         " --width-figure {params.width} --scatter-figure {params.scatter} --cfg {params.cfg} > {log} 2>&1"

@@ -37,7 +37,10 @@ for _job in training_rules("aequa", "aequa_participation_run", AEQUA_PART_SETTIN
         input:
             lambda w, job=_job: sorted({dataset_file(r["dataset"]) for r in job.runs_of(w)}),
         output:
-            [aequa_run_file("participation", r, m) for r in _job.runs for m in AEQUA_PART["methods"]],
+            runs=[aequa_run_file("participation", r, m) for r in _job.runs for m in AEQUA_PART["methods"]],
+            runs_check=[
+                check_file(aequa_run_file("participation", r, m)) for r in _job.runs for m in AEQUA_PART["methods"]
+            ],
         log:
             f"{AEQUA_LOGS}/participation/{_job.stem}.log",
         wildcard_constraints:
@@ -60,8 +63,12 @@ for _job in training_rules("aequa", "aequa_training_time_run", AEQUA_TT_SETTINGS
         input:
             data=lambda w, job=_job: sorted({dataset_file(r["dataset"]) for r in job.runs_of(w)}),
             standalone=[aequa_tt_standalone(r) for r in _job.runs],
+            standalone_check=[check_file(aequa_tt_standalone(r)) for r in _job.runs],
         output:
-            [aequa_run_file("training_time", r, m) for r in _job.runs for m in AEQUA_TT["methods"]],
+            runs=[aequa_run_file("training_time", r, m) for r in _job.runs for m in AEQUA_TT["methods"]],
+            runs_check=[
+                check_file(aequa_run_file("training_time", r, m)) for r in _job.runs for m in AEQUA_TT["methods"]
+            ],
         log:
             f"{AEQUA_LOGS}/training_time/{_job.stem}.log",
         wildcard_constraints:
@@ -117,7 +124,8 @@ for _job in training_rules("aequa", "aequa_scale_run", AEQUA_SCALE_SETTINGS):
         input:
             unpack(scale_inputs),
         output:
-            [aequa_run_file("scale", r, m) for r in _job.runs for m in AEQUA_SCALE_METHODS],
+            runs=[aequa_run_file("scale", r, m) for r in _job.runs for m in AEQUA_SCALE_METHODS],
+            runs_check=[check_file(aequa_run_file("scale", r, m)) for r in _job.runs for m in AEQUA_SCALE_METHODS],
         log:
             f"{AEQUA_LOGS}/scale/{_job.stem}.log",
         wildcard_constraints:
@@ -165,8 +173,13 @@ rule aequa_extensions_summary:
     rewards); Table 4, claims and Figure 5 (scale): one command after another in one process."""
     input:
         participation=AEQUA_PART_RUNS,
+        participation_check=[check_file(p) for p in AEQUA_PART_RUNS],
         training_time=AEQUA_TT_RUNS,
+        training_time_check=[check_file(p) for p in AEQUA_TT_RUNS],
         scale=[aequa_run_file("scale", {"seed": s}, m) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS],
+        scale_check=[
+            check_file(aequa_run_file("scale", {"seed": s}, m)) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS
+        ],
     output:
         **{
             f"{fig}_{x}": f"figures/aequa/{fig}_training_time.{x}"

@@ -18,6 +18,7 @@ rule auctions:
     process."""
     output:
         recruitment=[exp6_file(AU6_RECRUIT, r, ".json") for r in AU6_RUNS],
+        recruitment_check=[check_file(exp6_file(AU6_RECRUIT, r, ".json")) for r in AU6_RUNS],
         exp5=f"{AU_RESULTS}/exp5.csv",
         truthfulness=f"{AU_RESULTS}/truthfulness.csv",
         corollary10=f"{AU_RESULTS}/corollary10.csv",
@@ -58,6 +59,7 @@ for _job in training_rules("auctions", "auctions_exp6", AU6_RUNS):
             _job.name
         input:
             recruitment=[exp6_file(AU6_RECRUIT, r, ".json") for r in _job.runs],
+            recruitment_check=[check_file(exp6_file(AU6_RECRUIT, r, ".json")) for r in _job.runs],
             datasets=[dataset_file(t) for t in AU6["tasks"]],
         output:
             rows=[exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in _job.runs],

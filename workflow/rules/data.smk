@@ -34,6 +34,7 @@ rule partitions:
         [dataset_file(p["dataset"]) for p in config["partitions"]],
     output:
         parts=[f"results/partitions/{p['name']}.json" for p in config["partitions"]],
+        parts_check=[check_file(f"results/partitions/{p['name']}.json") for p in config["partitions"]],
         summary="results/partitions/summary.csv",
         png="figures/partitions/overview.png",
         pdf="figures/partitions/overview.pdf",
@@ -52,8 +53,9 @@ rule raw_data:
     input:
         lambda w: dataset_caches(),
     output:
-        "data/raw/inventory.json",
+        inventory="data/raw/inventory.json",
+        inventory_check=check_file("data/raw/inventory.json"),
     log:
         "logs/data/raw_data.log",
     shell:
-        "fairshare data inventory {input} --output {output} > {log} 2>&1"
+        "fairshare data inventory {input} --output {output.inventory} > {log} 2>&1"

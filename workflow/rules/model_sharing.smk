@@ -19,6 +19,7 @@ rule model_sharing:
         coalitions=expand(f"{MS_RESULTS}/{{t}}_all_coalitions.csv", t=MS_TABLES),
         stability=expand(f"{MS_RESULTS}/{{t}}_stability.csv", t=MS_TABLES),
         report=f"{MS_RESULTS}/appendix_c.json",
+        report_check=check_file(f"{MS_RESULTS}/appendix_c.json"),
         core=f"{MS_RESULTS}/appendix_c_core_vs_L.csv",
         printed=f"{MS_RESULTS}/printed_values_claims.csv",
         printed_check=check_file(f"{MS_RESULTS}/printed_values_claims.csv"),

@@ -37,6 +37,7 @@ if SENSITIVITY_AEQUA:
         """
         input:
             runs=AEQUA_RUNS,
+            runs_check=[check_file(p) for p in AEQUA_RUNS],
             data=sorted(
                 {
                     dataset_file(d)
@@ -50,6 +51,9 @@ if SENSITIVITY_AEQUA:
                 f
                 for i, pairs in SENSITIVITY_AEQUA.items()
                 for f in tuned.aequa_outputs(f"{SENSITIVITY_ROOT}/{i}", pairs, AEQUA_TABLES)
+            ],
+            files_check=[  # the rerun's run records (JSON)
+                check_file(new) for pairs in SENSITIVITY_AEQUA.values() for _, new in pairs
             ],
             claims=list(SENSITIVITY_CLAIMS[i] for i in SENSITIVITY_AEQUA),
             claims_check=[check_file(SENSITIVITY_CLAIMS[i]) for i in SENSITIVITY_AEQUA],
