@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairshare.papers.mmfl import claims
+from fairshare.papers.mmfl import claims, claims_exp4
 from fairshare.papers.mmfl.experiment import Experiment
 from fairshare.pipeline import verdicts as v
 
@@ -303,15 +303,41 @@ def _sweep(shares_of_task2: list[float], noise: np.ndarray, seeds: int = SEEDS) 
 )
 def test_exp4_claims(shares, noise, seeds, status):
     runs = _sweep(shares, noise, seeds)
-    rows = claims._exp4(runs, _per_round(runs), EXP4)
-    assert [r.status for r in rows[:2]] == [status, status], [(r.claim, r.interval) for r in rows]
+    rows = claims_exp4.exp4_claims(runs, _per_round(runs), EXP4)
+    assert [r.status for r in (rows[0], rows[2])] == [status, status], [(r.claim, r.interval) for r in rows]
+    assert all(claims.BY_ALLOCATION in r.note for r in (rows[0], rows[2]))  # the two that follow from Eq. 5
+
+
+def _exp4_rows(runs: pd.DataFrame) -> dict:
+    return {r.claim: r for r in claims_exp4.exp4_claims(runs, _per_round(runs), EXP4)}
+
+
+ALWAYS, LAG = (claims_exp4.EXP4_STATEMENTS[k][0] for k in ("always", "lag"))
+
+
+def test_exp4_the_hardest_task_must_be_the_hardest_under_every_run():
+    runs = _sweep([0.3, 0.45, 0.7], QUIET)
+    assert _exp4_rows(runs)[ALWAYS].status == "match"  # task 2 (0.4) below 0.9 and 0.8 everywhere
+    easy = runs.copy()
+    easy.loc[(easy.alpha == 10.0) & (easy.task == 2), "accuracy"] = 0.85  # at alpha 10 task 1 is the hardest
+    assert _exp4_rows(easy)[ALWAYS].status == "differs"
+
+
+def test_exp4_the_other_tasks_must_lag_at_the_largest_alpha():
+    runs = _sweep([0.3, 0.45, 0.7], QUIET)
+    slow = runs.copy()
+    slow.loc[(slow.alpha == 10.0) & (slow.task != 2), "accuracy"] -= 0.1 + 0.01 * slow.seed  # behind alpha = 1
+    assert _exp4_rows(slow)[LAG].status == "match"
+    fast = runs.copy()
+    fast.loc[(fast.alpha == 10.0) & (fast.task == 0), "accuracy"] += 0.05 + 0.01 * fast.seed  # task 0 ahead
+    assert _exp4_rows(fast)[LAG].status == "differs"
 
 
 def test_exp4_without_random_is_not_run():
     runs = _sweep([0.3, 0.45, 0.7], QUIET)
-    rows = claims._exp4(runs, _per_round(runs), _exp("sweep", "exp4", ("fedfair",)))
-    assert [r.status for r in rows] == ["not run in this profile"] * 3
-    assert [r.claim for r in rows] == [text for text, _ in claims.EXP4_STATEMENTS.values()]
+    rows = claims_exp4.exp4_claims(runs, _per_round(runs), _exp("sweep", "exp4", ("fedfair",)))
+    assert [r.status for r in rows] == ["not run in this profile"] * 5
+    assert [r.claim for r in rows] == [text for text, _ in claims_exp4.EXP4_STATEMENTS.values()]
 
 
 def _alpha_curves(values: dict, noise: np.ndarray) -> pd.DataFrame:
@@ -344,12 +370,12 @@ ALPHA3 = {
     ],
 )
 def test_alpha3_balances_fairness_and_efficiency(change, noise, status):
-    rows = claims._alpha3(_alpha_curves({**ALPHA3, **change}, noise), EXP4)
+    rows = claims_exp4._alpha3(_alpha_curves({**ALPHA3, **change}, noise), EXP4)
     assert [r.status for r in rows] == [status], [(r.claim, r.interval) for r in rows]
 
 
 def test_alpha3_is_not_run_without_alpha_1_3_and_a_larger_one():
-    rows = claims._alpha3(
+    rows = claims_exp4._alpha3(
         _alpha_curves(ALPHA3, QUIET), _exp("sweep", "exp4", ("random", "fedfair"), alphas=(1.0, 10.0))
     )
     assert [r.status for r in rows] == ["not run in this profile"]

@@ -1,27 +1,54 @@
 """The theory rows (papers.mmfl.claims_theory) fed generated grid results: each matches when the statement holds on
 the grid and differs when it is false somewhere (an erratum row: when the printed statement holds, or the corrected
-one fails)."""
+one fails); and the statements that hold by construction (Lemmas 1-2, the Eq. 16 erratum) as unit tests."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from fairshare.learning import mmfl_theory as th
 from fairshare.papers.mmfl import claims_theory as ct
 
-LEMMAS = [dict(tasks=3, clients=5, var1=0.02, var2=0.01, cos1=1.6, cos2=1.7) for _ in range(3)]
+
+def test_lemma1_and_lemma2_hold_at_the_coupled_optimum():
+    # Lemmas 1-2 as unit tests, not rows: both follow in two lines from the optimality conditions of (7), so a grid of
+    # instances cannot refute them; checked on coupled toy instances f_s(n) = a + b (1 + n)^-c (S tasks sharing K).
+    rng = np.random.default_rng(2026)
+    for tasks in (2, 3, 5):
+        for clients in (5, 20, 120):
+            shape = (20, tasks)
+            a, b, c = rng.uniform(0.05, 0.5, shape), rng.uniform(0.5, 3.0, shape), rng.uniform(0.3, 2.0, shape)
+            f1 = th.coupled_optimum(a, b, c, clients, 1.0)[1]
+            f2 = th.coupled_optimum(a, b, c, clients, 2.0)[1]
+            for x1, x2 in zip(f1, f2):
+                assert np.var(x2) <= np.var(x1) + 1e-9  # Lemma 1
+                assert th.cosine_ratio(x2) >= th.cosine_ratio(x1) - 1e-9  # Lemma 2
 
 
-def test_lemma_rows_match_when_alpha_2_is_fairer_everywhere():
-    assert ct.lemma1_row(LEMMAS).status == "match" and ct.lemma2_row(LEMMAS).status == "match"
+def test_eq16_is_algorithm1s_law_with_eq5s_exponent_not_the_printed_one():
+    # The Eq. 16 erratum as a unit test, not a row: Algorithm 1's sampler draws task s with Eq. 5's exponent alpha - 1
+    # by its definition, so Eq. 16 with alpha - 1 is its law and Eq. 16 as printed (exponent alpha) is not. Each
+    # selection set's frequency for task 0 over 20,000 draws against both, within 5 binomial standard errors.
+    from fairshare.learning.mmfl import allocate
 
+    clients, draws, rng = 4, 20_000, np.random.default_rng(2028)
+    sizes = np.array([bin(code).count("1") for code in range(2**clients)])
+    for errors in ((10.0, 40.0, 70.0), (5.0, 5.0, 60.0)):
+        accuracies = [1.0 - e / 100.0 for e in errors]
+        for alpha in (2, 3):
+            n = clients * draws
+            tasks = allocate("fedfair", np.arange(n), n, len(errors), 1, accuracies, alpha, rng)
+            codes = (tasks.reshape(draws, clients) == 0) @ (1 << np.arange(clients))
+            freq = np.bincount(codes, minlength=2**clients) / draws
 
-def test_lemma1_differs_when_alpha_2_has_a_larger_variance_once():
-    rows = [*LEMMAS, dict(LEMMAS[0], var2=0.03)]
-    assert ct.lemma1_row(rows).status == "differs" and "3 of 4" in ct.lemma1_row(rows).reproduced
+            def law(exponent: float) -> np.ndarray:
+                q = th.allocation_vector(errors, exponent)[0]
+                return np.array([th.selection_probability(q, j, clients) for j in sizes])
 
+            def agrees(prob: np.ndarray) -> bool:
+                return bool(np.all(np.abs(freq - prob) <= 5 * np.sqrt(np.maximum(prob * (1 - prob), 1e-12) / draws)))
 
-def test_lemma2_differs_when_alpha_2_has_a_lower_cosine_once():
-    assert ct.lemma2_row([*LEMMAS, dict(LEMMAS[0], cos2=1.5)]).status == "differs"
+            assert agrees(law(alpha - 1)) and not agrees(law(alpha)), (errors, alpha)
 
 
 def _path(k: int, q: list[float], term: list[float], peak: float = 0.29) -> dict:
@@ -47,22 +74,6 @@ def test_corollary5_differs_when_q_falls_with_alpha():
     assert ct.corollary5_row(paths).status == "differs"
 
 
-def _eq16(freq: list[float], printed: list[float], fixed: list[float]) -> dict:
-    return dict(errors=(10.0, 50.0), alpha=2, freq=np.array(freq), printed=np.array(printed), fixed=np.array(fixed))
-
-
-def test_eq16_erratum_holds_when_only_the_corrected_exponent_agrees():
-    assert ct.eq16_row([_eq16([0.3, 0.7], [0.1, 0.9], [0.3, 0.7])]).status == "match"
-
-
-def test_eq16_differs_when_the_printed_formula_agrees():
-    assert ct.eq16_row([_eq16([0.3, 0.7], [0.3, 0.7], [0.3, 0.7])]).status == "differs"
-
-
-def test_eq16_differs_when_the_corrected_formula_disagrees():
-    assert ct.eq16_row([_eq16([0.3, 0.7], [0.1, 0.9], [0.5, 0.5])]).status == "differs"
-
-
 def _bound(lhs: float, rhs: float) -> dict:
     return dict(clients=3, q=0.5, sigma2=0.0, distance=1.0, steps=4.0, lhs=lhs, rhs=rhs)
 
@@ -81,11 +92,9 @@ def test_corollary6_matches_when_the_bound_holds_and_differs_when_it_fails_once(
 
 def test_every_theory_row_is_emitted_in_the_papers_order():
     results = dict(
-        lemmas=LEMMAS,
         cor5=[_path(5, [0.2, 0.25], [0.10, 0.11])],
-        eq16=[_eq16([0.3, 0.7], [0.1, 0.9], [0.3, 0.7])],
         thm4=[_bound(0.5, 0.7)],
         cor6=[dict(clients=3, q=0.5, sigma2=0.0, distance=1.0, gamma=4.0, rounds=10, error=0.1, bound=0.2)],
     )
     arts = [r.artifact for r in ct.theory_claims(results)]
-    assert arts == ["Lemma 1", "Lemma 2", "Eq. 16", "Theorem 4", "Corollary 5", "Corollary 6"]
+    assert arts == ["Theorem 4", "Corollary 5", "Corollary 6"]
