@@ -45,7 +45,7 @@ def one_round(model, params, clients, settings, executor: str, device, chunk, am
     return time.perf_counter() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, nargs="+", default=[20, 120])
     parser.add_argument("--device", default="auto")
@@ -62,7 +62,7 @@ def main() -> None:
         "on (vmap forced), off (client by client on the stacked state)",
     )
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     device = resolve_device(args.device)

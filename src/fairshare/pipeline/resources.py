@@ -21,8 +21,16 @@ imports torch, pandas and the paper's modules peaks at 760 MB, a multi-model FL 
 parameters at 8x8) peaks at 819 MB with 4 clients and 949 MB with 200, 0.66 MB per client (CLIENT_MB); a multi-model FL
 run on digits (mnist_cnn, 6 active clients of about 110 samples, two tasks) takes 3.1 CPU-s more for 10 more rounds: 4.7e-4 s per sample, 2.9e-4 per million table parameters
 (SECONDS_PER_SAMPLE_MPARAM; the same slope for an Aequa run is 6 times smaller, so the constant is the conservative
-one). GPU_SPEEDUP is an assumption, not a measurement (no GPU was lent here), set so that the paper profile's
-estimates are of the order of the GPU-hours the papers' docs pages estimate; the checkpoint copies are counted, not measured. The estimate is
+one). On CUDA the time is divided by :data:`GPU_SPEEDUP`, measured on one H100 (issue 37: the paper profile's commands
+on stand-in data): multi-model FL's Exp 1 at paper scale trained 9,553 samples/s, 4.4 s a round where the formula
+gives 136 CPU-s (31x); an Aequa CIFAR-10 run of all six methods took 321 s a round (standalone 3,070, FedAvg-FT
+3,000, CGSV 2,350, IAFL 1,560 and Aequa 426 samples/s, the last before its step was brought to a plain step's
+operation count) where the formula gives 976 s (3x). Aequa's step now dispatches as many operations as a plain
+step at its two widths (bench/aequa_step_ops.py), so its rate is projected at half standalone's (1,500 samples/s: two
+forward and backward passes a minibatch, each bound by dispatch, not arithmetic): 153 s a round, 6x, until
+bench/gpu_check.py measures it. At the measured 3x a CIFAR-10 Aequa run of 150 rounds would take about 14 hours, over
+the cluster's 12 per job; the job's checkpoint would then let a rerun finish it. The checkpoint copies are counted,
+not measured. The estimate is
 meant to refuse a config that is orders of magnitude too big, not to predict a run's time to the minute.
 
 Counts that multiply work are bounded too (:func:`counted_work`). Seeds multiply the training runs Snakemake plans,
@@ -82,7 +90,9 @@ MODEL_COPIES = 4  # the global model, its gradient, momentum and an evaluation c
 CHECKPOINT_COPIES = 2  # weights and momentum
 START_S = 30
 SECONDS_PER_SAMPLE_MPARAM = 2.9e-4
-GPU_SPEEDUP = 10
+#: How many times faster than the CPU formula a step trains on one H100 (mmfl measured, aequa projected, see above): the time estimate of
+#: a CUDA run, and the ``runtime`` its SLURM job requests.
+GPU_SPEEDUP = {"mmfl": 31.0, "aequa": 6.0}
 MB = 1e6
 
 #: Parameters of each architecture at the input size the papers use it on (28x28 grey, 32x32 colour, 784 features
@@ -133,12 +143,13 @@ def estimate(
     rounds: int,
     data_bytes: float,
     device: str,
+    gpu_speedup: float = 1.0,
 ) -> Estimate:
-    """The formula of the module docstring for one run."""
+    """The formula of the module docstring for one run (``gpu_speedup``: the step's :data:`GPU_SPEEDUP`)."""
     model = 4 * params
     mem = BASE_MB + CLIENT_MB * clients + (DATA_COPIES * data_bytes + MODEL_COPIES * tasks * model) / MB
     disk = CHECKPOINT_COPIES * tasks * model / MB + CLIENT_MB * kept_clients
-    speed = GPU_SPEEDUP if device == "cuda" else 1
+    speed = gpu_speedup if device == "cuda" else 1
     seconds = START_S + SECONDS_PER_SAMPLE_MPARAM * rounds * samples_per_round * params / MB / speed
     return Estimate(int(mem) + 1, int(disk) + 1, int(seconds / 60) + 1)
 
@@ -175,6 +186,7 @@ def mmfl_run(cfg: Mapping[str, Any], experiment: Mapping[str, Any], local_epochs
         rounds=experiment["rounds"],
         data_bytes=sum(_dataset(cfg, t)[0] * _dataset(cfg, t)[1] for t in set(experiment["tasks"])),
         device=_device(cfg),
+        gpu_speedup=GPU_SPEEDUP["mmfl"],
     )
 
 
@@ -195,6 +207,7 @@ def aequa_run(cfg: Mapping[str, Any], dataset: str, methods: int = 6) -> Estimat
         rounds=rounds,
         data_bytes=n_train * sample_bytes,
         device=_device(cfg),
+        gpu_speedup=GPU_SPEEDUP["aequa"],
     )
 
 
@@ -212,6 +225,7 @@ def aequa_scale_run(cfg: Mapping[str, Any]) -> Estimate:
         rounds=scale["rounds"],
         data_bytes=n_train * sample_bytes,
         device=_device(cfg),
+        gpu_speedup=GPU_SPEEDUP["aequa"],
     )
 
 
