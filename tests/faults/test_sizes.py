@@ -83,7 +83,9 @@ def test_the_estimate_grows_with_clients_rounds_and_model_and_shrinks_on_a_gpu()
         bigger = resources.estimate(**{**SMALL, key: value}, device="cpu")
         assert dataclasses.astuple(bigger) >= dataclasses.astuple(base) and bigger != base
     big = {**SMALL, "rounds": 100_000}
-    assert resources.estimate(**big, device="cuda").minutes < resources.estimate(**big, device="cpu").minutes
+    for step, speedup in resources.GPU_SPEEDUP.items():
+        on_gpu = resources.estimate(**big, device="cuda", gpu_speedup=speedup).minutes
+        assert on_gpu < resources.estimate(**big, device="cpu", gpu_speedup=speedup).minutes, step
 
 
 def test_a_job_of_several_runs_needs_the_largest_memory_and_the_summed_disk_and_time():
