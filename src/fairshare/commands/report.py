@@ -10,12 +10,22 @@ from fairshare.io import write_csv, write_json, write_text
 from fairshare.pipeline import report
 from fairshare.pipeline.commands_shared import cfg_argument, section
 
-__all__ = ["GROUP", "HELP", "captions", "headline", "items", "register", "scorecard", "verdict_table"]
+__all__ = [
+    "GROUP",
+    "HELP",
+    "captions",
+    "headline",
+    "items",
+    "readme_numbers",
+    "register",
+    "scorecard",
+    "verdict_table",
+]
 
 GROUP = "report"
 HELP = (
     "the report: scorecard of every paper number and claim, verdict table across profiles, headline metrics (DVC), "
-    "the HTML report's items, captions and stable finish"
+    "the HTML report's items, captions and stable finish, README's counts from metrics/"
 )
 
 
@@ -79,6 +89,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("html", help="the report Snakemake wrote (rewritten in place)")
     p.add_argument("--scorecard", help="results/scorecard.csv: the report's landing page leads with its counts")
     p.set_defaults(func=stable_html)
+
+    p = sub.add_parser(
+        "readme-numbers",
+        help="rewrite README's generated blocks (scorecard counts, verdict table) from the committed metrics/",
+    )
+    p.add_argument("--readme", default="README.md", help="the README whose marked blocks to rewrite (README.md)")
+    p.add_argument("--metrics", default="metrics", help="the committed metrics folder the counts come from (metrics)")
+    p.add_argument(
+        "--check", action="store_true", help="write nothing; fail in one line naming the blocks that are stale"
+    )
+    p.set_defaults(func=readme_numbers)
 
 
 def scorecard(args: argparse.Namespace) -> None:
@@ -182,3 +203,25 @@ def stable_html(args: argparse.Namespace) -> None:
         stabilise(args.html, args.scorecard)
     except ValueError as exc:
         raise UserError(f"{args.html}: {exc}") from None
+
+
+def readme_numbers(args: argparse.Namespace) -> None:
+    """Render README's generated blocks from metrics/ (fairshare.pipeline.readme_numbers) and write them in place,
+    or with --check say which differ."""
+    from fairshare.pipeline.readme_numbers import render_blocks, replace_blocks, stale_blocks
+
+    try:
+        text = Path(args.readme).read_text()
+        blocks = render_blocks(Path(args.metrics))
+        stale = stale_blocks(text, blocks)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"readme-numbers: {exc}") from None
+    if args.check:
+        if stale:
+            raise UserError(
+                f"{args.readme}: stale blocks {', '.join(stale)}; rewrite them: fairshare report readme-numbers"
+            )
+        return
+    if stale:
+        write_text(args.readme, replace_blocks(text, blocks))
+    print(f"{args.readme}: rewrote {', '.join(stale)}" if stale else f"{args.readme}: up to date")
