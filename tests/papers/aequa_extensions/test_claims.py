@@ -75,16 +75,15 @@ def _rounds(rho: dict, held: float = 0.5) -> dict[str, pd.DataFrame]:
 
 
 def test_training_time_claims_follow_figs_3_and_4(settings):
-    rho = {"fedavg_ft": 0.1, "cgsv": 0.2, "aequa": 0.9, "aequa_cgsv": 0.8, "aequa_shapfed": 0.7}
+    rho = {"fedavg_ft": 0.1, "cgsv": 0.2, "aequa": 0.9, "aequa_cgsv": 0.8, "aequa_shapfed": 0.75}
     rows = claims(_rounds(rho), settings)
     assert [r.status for r in rows] == ["match"] * 3
     assert rows[1].note == "Aequa+CGSV: ρ(contribution, final width) 0.500"
     rows = claims(_rounds({**rho, "aequa_shapfed": 0.85, "cgsv": 0.95}), settings)
-    assert [r.status for r in rows] == [
-        "differs",
-        "differs",
-        "differs",
-    ]  # CGSV first; Aequa+CGSV not second; ShapFed below CGSV
+    # CGSV first: Aequa not best at every round, Aequa+CGSV not second; ShapFed within 0.1 of Aequa+CGSV
+    assert [r.status for r in rows] == ["differs", "differs", "match"]
+    rows = claims(_rounds({**rho, "aequa_shapfed": 0.5}), settings)
+    assert rows[2].status == "differs"  # ShapFed 0.3 below Aequa+CGSV: not comparable (it was "above every baseline")
 
 
 def test_scale_claims_compare_aequa_with_fedavg_ft(settings):

@@ -1,5 +1,6 @@
-"""Issue 28's extension rows: Table 3's clear margin, Fig. 5's free-riding gap, and the participation identity that
-is a unit test rather than a row (Aequa's rewards follow a linear map of the configured rates)."""
+"""Issue 28's extension rows: Table 3's clear margin, the participation identity that is a unit test rather than a row
+(Aequa's rewards follow a linear map of the configured rates) and Table 3's printed rho (against the rounds joined).
+Fig. 5's gap a(1) - a(p_min) is no row (issue 38): the configured p_min sets it."""
 
 from __future__ import annotations
 
@@ -42,13 +43,6 @@ def _curve(gaps) -> pd.DataFrame:
     )
 
 
-def test_free_riding_gap():
-    assert X._free_riding_gap(_curve(0.4 + CLEAR), 0.1).status == "match"
-    assert X._free_riding_gap(_curve(0.02 + CLEAR), 0.1).status == "differs"
-    assert X._free_riding_gap(_curve(0.1 + NOISY), 0.1).status == "inconclusive"
-    assert X._free_riding_gap(None, 0.1).status == "not run in this profile"
-
-
 def test_rewards_fitted_on_mapped_rates_correlate_with_the_rates_by_construction():
     """Why Table 3's rho is not taken against the configured rates: the allocation of the rates mapped onto a
     monotone a(p) gives rewards whose rho with those rates is near 1 whatever was trained."""
@@ -56,3 +50,13 @@ def test_rewards_fitted_on_mapped_rates_correlate_with_the_rates_by_construction
     curve = np.linspace(0.3, 0.9, 40) ** 0.5  # any increasing a(p)
     alloc = anneal(rates_as_accuracies(rates, curve), curve, np.random.default_rng(0), iters=3000)
     assert pearson(rates, curve[alloc.indices]) > 0.98
+
+
+def test_table3_prints_rho_against_the_rounds_joined():
+    """Table 3 prints the rho the rows judge (issue 38: it printed rho against the configured rates)."""
+    from fairshare.papers.aequa_extensions.experiment import table3
+
+    frame = _participation(0.9 + CLEAR, 0.5 + CLEAR).assign(pearson=1.0)
+    table, markdown = table3(frame, ["digits"])
+    assert table.loc[table.method == "Aequa", "digits pearson"].item() == np.mean(0.9 + CLEAR)
+    assert "rounds each client joined" in markdown

@@ -185,7 +185,6 @@ class Verdicts:
     on_par_tolerance: float  # Sec. 6.2 "matches or exceeds FedAvg"
     mcg_margin: float  # Table 7 "significantly outperforms in MCG"
     rho_clear_margin: float  # Table 3 "by a clear margin"
-    free_riding_gap: float  # Fig. 5 "sufficiently large to discourage free-riding"
     ir_split: str  # the split Definition 1's IR gains are judged on (test or validation)
 
 
