@@ -3,6 +3,7 @@
 # the public submodules
 __all__ = [
     "claims",
+    "claims_measure",
     "claims_participants",
     "claims_seeds",
     "claims_text",
