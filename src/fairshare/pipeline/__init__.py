@@ -14,6 +14,7 @@ __all__ = [
     "inventory",
     "job_stats",
     "preflight",
+    "readme_numbers",
     "report",
     "report_items",
     "resources",
