@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import errno
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,8 +17,7 @@ from fairshare import cli
 from fairshare.io import atomic_path, write_csv
 from fairshare.learning import rounds
 from fairshare.learning.rounds import run_rounds
-from tests.conftest import REPO
-from tests.pipeline.test_user_paths import UV_STAND_IN
+from tests.support.run_folder import run_folder
 
 
 @pytest.fixture
@@ -123,16 +120,7 @@ rule all:
 
 def _start_pipeline(tmp_path: Path) -> subprocess.Popen:
     """`./run pipeline` (uv standing in, as in tests/pipeline) on a one-job Snakefile whose job sleeps."""
-    wd = tmp_path / "wd"
-    shutil.copytree(REPO / "config", wd / "config")
-    shutil.copyfile(REPO / "run", wd / "run")
-    (wd / "run").chmod(0o755)
-    (wd / "Snakefile").write_text(SLOW_JOB)
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "uv").write_text(UV_STAND_IN.format(python=sys.executable))
-    (bin_dir / "uv").chmod(0o755)
-    env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    wd, env = run_folder(tmp_path, SLOW_JOB)
     proc = subprocess.Popen(
         ["./run", "pipeline", "--cores", "1", "--forcerun", "all"],
         cwd=wd,

@@ -5,33 +5,16 @@ the user's --configfile in the fixes it suggests, and reports a discarded checkp
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from fairshare.validate import corrupt
-from tests.conftest import REPO
 from tests.faults.test_interrupts import SLOW_JOB
-from tests.pipeline.test_user_paths import UV_STAND_IN
-
-
-def _folder(tmp_path: Path, snakefile: str) -> tuple[Path, dict]:
-    """A folder with ./run, the configs and ``snakefile``; the environment that runs ./run there (uv standing in)."""
-    wd = tmp_path / "wd"
-    shutil.copytree(REPO / "config", wd / "config")
-    shutil.copyfile(REPO / "run", wd / "run")
-    (wd / "run").chmod(0o755)
-    (wd / "Snakefile").write_text(snakefile)
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "uv").write_text(UV_STAND_IN.format(python=sys.executable))
-    (bin_dir / "uv").chmod(0o755)
-    return wd, {**os.environ, "HOME": str(tmp_path), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+from tests.support.run_folder import run_folder
 
 
 def _start(cwd: Path, env: dict, *args: str) -> subprocess.Popen:
@@ -64,7 +47,7 @@ def _busy(wd: Path) -> str:
 
 
 def test_a_second_run_through_a_symlink_is_refused_while_the_first_works(tmp_path):
-    wd, env = _folder(tmp_path, SLOW_JOB)
+    wd, env = run_folder(tmp_path, SLOW_JOB)
     first = _start(wd, env, "--forcerun", "all")
     try:
         _wait_for_job(wd, first)
@@ -83,7 +66,7 @@ def test_a_second_run_through_a_symlink_is_refused_while_the_first_works(tmp_pat
 
 
 def test_two_runs_started_together_give_one_line_not_snakemakes_unlock_advice(tmp_path):
-    wd, env = _folder(tmp_path, SLOW_JOB)
+    wd, env = run_folder(tmp_path, SLOW_JOB)
     runs = [_start(wd, env, "--forcerun", "all") for _ in range(2)]
     try:
         deadline = time.monotonic() + 60
@@ -101,7 +84,7 @@ def test_two_runs_started_together_give_one_line_not_snakemakes_unlock_advice(tm
 
 def test_a_folder_where_snakemake_cannot_write_is_one_line(tmp_path):
     """Stands in for a read-only checkout (root writes through file modes): .snakemake cannot be made a folder."""
-    wd, env = _folder(tmp_path, SLOW_JOB)
+    wd, env = run_folder(tmp_path, SLOW_JOB)
     (wd / ".snakemake").write_text("")
     out = subprocess.run(
         ["./run", "pipeline", "--cores", "1"], cwd=wd, env=env, capture_output=True, text=True, timeout=120
@@ -121,7 +104,7 @@ rule all:
 @pytest.fixture
 def reporting_run(tmp_path) -> tuple[Path, subprocess.CompletedProcess]:
     """`./run pipeline --configfile config/test.yaml` on a job that logs a discarded checkpoint."""
-    wd, env = _folder(tmp_path, REPORTS)
+    wd, env = run_folder(tmp_path, REPORTS)
     argv = ["./run", "pipeline", "--cores", "1", "--configfile", "config/test.yaml", "--forcerun", "all"]
     out = subprocess.run(argv, cwd=wd, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
