@@ -90,6 +90,12 @@ class Verdict:
     status: str
     evidence: str
     why: str = ""  # for an inconclusive verdict: too few seeds, or an interval that includes no effect
+    #: The interval that decided a single comparison, oriented so that the paper's side is up (``lower`` flips it),
+    #: and the bar it had to clear on that side: ``higher``/``lower``/``at_least`` match when ``interval.low > bar``;
+    #: ``comparable`` matches when the interval lies within ``±bar``. None for a statement over settings or seeds.
+    interval: Interval | None = None
+    bar: float = 0.0
+    test: str = ""  # "side" (higher, lower, at_least), "equivalence" (comparable), "" for the others
 
     def __post_init__(self) -> None:
         if self.status not in (MATCH, DIFFERS, INCONCLUSIVE, NOT_RUN):
@@ -131,11 +137,12 @@ def _why(iv: Interval) -> str:
 
 
 def _side(iv: Interval, margin: float, evidence: str) -> Verdict:
+    kept = dict(interval=iv, bar=margin, test="side")
     if iv.n >= 2 and iv.low > margin:
-        return Verdict(MATCH, evidence)
+        return Verdict(MATCH, evidence, **kept)
     if iv.n >= 2 and iv.high < margin:
-        return Verdict(DIFFERS, evidence)
-    return Verdict(INCONCLUSIVE, evidence, _why(iv))
+        return Verdict(DIFFERS, evidence, **kept)
+    return Verdict(INCONCLUSIVE, evidence, _why(iv), **kept)
 
 
 def higher(iv: Interval, margin: float = 0.0, digits: int = 4) -> Verdict:
@@ -154,11 +161,12 @@ def comparable(iv: Interval, tolerance: float, digits: int = 4) -> Verdict:
     differs when it lies wholly outside, inconclusive otherwise (an equivalence test; the tolerance is a config value
     fixed before the run)."""
     evidence = f"{iv.text(digits)}; tolerance ±{tolerance:g}"
+    kept = dict(interval=iv, bar=tolerance, test="equivalence")
     if iv.n >= 2 and -tolerance <= iv.low and iv.high <= tolerance:
-        return Verdict(MATCH, evidence)
+        return Verdict(MATCH, evidence, **kept)
     if iv.n >= 2 and (iv.low > tolerance or iv.high < -tolerance):
-        return Verdict(DIFFERS, evidence)
-    return Verdict(INCONCLUSIVE, evidence, _why(iv))
+        return Verdict(DIFFERS, evidence, **kept)
+    return Verdict(INCONCLUSIVE, evidence, _why(iv), **kept)
 
 
 def at_least(iv: Interval, tolerance: float, digits: int = 4) -> Verdict:
