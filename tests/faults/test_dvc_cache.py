@@ -1,6 +1,6 @@
 """Issue 40, row 10: after a good `dvc pull`, an object edited in `.dvc/cache` and its workspace file deleted. DVC's
-`dvc checkout` copies the cache unhashed (exit 0, corrupted content); README's commands for a corrupted local cache
-find the object and bring back the file as it was pushed."""
+`dvc checkout` copies the cache unhashed (exit 0, corrupted content); the commands docs/dvc.md gives for a corrupted
+local cache find the object and bring back the file as it was pushed."""
 
 from __future__ import annotations
 
@@ -25,13 +25,13 @@ def _ok(cwd: Path, *cmd: str) -> str:
     return out.stdout + out.stderr
 
 
-def _readme_block(title: str) -> list[list[str]]:
-    """The commands of the bash block under README's paragraph ``title`` (comments dropped)."""
-    text = (REPO / "README.md").read_text()
+def _readme_block(title: str, doc: str = "README.md") -> list[list[str]]:
+    """The commands of the bash block under paragraph ``title`` of README (or of ``doc``; comments dropped)."""
+    text = (REPO / doc).read_text()
     start = text.find(f"**{title}**")
-    assert start >= 0, f"README has no paragraph {title!r}"
+    assert start >= 0, f"{doc} has no paragraph {title!r}"
     block = re.search(r"```bash\n(.*?)```", text[start:], flags=re.S)
-    assert block, f"README's {title!r} has no bash block"
+    assert block, f"{doc}'s {title!r} has no bash block"
     lines = [line.split("#", 1)[0].strip() for line in block.group(1).splitlines()]
     return [line.split() for line in lines if line]
 
@@ -76,7 +76,7 @@ def test_checkout_copies_a_corrupted_cache_object_unhashed(tmp_path):
 
 
 def test_readme_commands_find_the_corrupted_object_and_restore_the_file(tmp_path):
-    commands = _readme_block("A corrupted local cache.")
+    commands = _readme_block("A corrupted local cache.", "docs/dvc.md")
     assert [c[:2] for c in commands] == [["dvc", "status"], ["dvc", "pull"]]
     clone = _pulled_clone(tmp_path)
     _corrupt_cached_claims(clone)
