@@ -95,7 +95,12 @@ def test_cgs_lowest_in_most_and_mcg_where_it_is_not():
     assert C._mcg_where_cgs_not_lowest(means, SETTINGS).status == "not run in this profile"  # no such setting
     values[("digits", "qskew", "aequa", "cgs")] = 0.09
     means = _means(values)
-    assert C._cgs_lowest_in_most(means, SETTINGS).status == "differs"  # 1 of 2 is not most
+    # "most" is a pooled test over settings x seeds: 0.04 below the baselines in one setting and 0.04 above in the
+    # other is no gain on average (a tie on every seed), and clearly above in one outweighs the other
+    assert C._cgs_lowest_in_most(means, SETTINGS).status == "inconclusive"
+    values[("digits", "qskew", "aequa", "cgs")] = 0.2
+    means = _means(values)
+    assert C._cgs_lowest_in_most(means, SETTINGS).status == "differs"
     assert C._mcg_where_cgs_not_lowest(means, SETTINGS).status == "differs"  # FedAvg-FT's MCG 0.2 > Aequa's 0.1
     values[("digits", "qskew", "aequa", "mcg")] = 0.3
     assert C._mcg_where_cgs_not_lowest(_means(values), SETTINGS).status == "match"

@@ -188,3 +188,12 @@ def test_one_seed_leaves_every_exp6_comparison_inconclusive():
     rows = claims._exp6(_per_round(finals), margin=0.02, tolerance=0.02)
     assert [r.status for r in rows] == ["inconclusive"] * 3
     assert all(r.note.startswith("inconclusive: too few seeds (1)") for r in rows)
+
+
+def test_nearly_the_same_row_says_when_its_interval_cannot_fit_the_margin():
+    finals = _finals()
+    finals["maxmin_fair"] = [0.640, 0.630, 0.625]  # gaps 0.010, 0.030, 0.015: half-width about 0.025 at 3 seeds
+    row = claims._exp6(_per_round(finals), margin=0.02, tolerance=0.02)[1]
+    assert "cannot match at 3 seeds: half-width" in row.note and "> margin 0.02" in row.note
+    assert "Table II" in row.note  # the margin's source
+    assert "cannot match" not in claims._exp6(_per_round(_finals()), margin=0.02, tolerance=0.02)[1].note

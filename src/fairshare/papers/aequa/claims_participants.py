@@ -34,15 +34,18 @@ def _where(per: Mapping[str, object]) -> str:
     return "" if datasets == [DATASET] else f"on the stand-in datasets {', '.join(datasets)} (the paper: CIFAR-100)"
 
 
-def _claim(claim: str, states: str, per: Mapping[str, v.Verdict], reproduced: str = "") -> Claim:
+def _claim(claim: str, states: str, per: Mapping[str, v.Verdict], reproduced: str = "", note: str = "") -> Claim:
+    verdict = v.every(per) if per else v.not_run(NOT_RUN)
     return Claim.comparison(
         paper=PAPER,
         artifact="App. D.5",
         claim=f"per participant: {claim}",
         paper_states=states,
         reproduced=reproduced,
-        verdict=v.every(per) if per else v.not_run(NOT_RUN),
-        note="; ".join(x for x in (open_settings(per) if per else "", _where(per)) if x),
+        verdict=verdict,
+        note="; ".join(
+            x for x in (open_settings(per) if per else "", _where(per), note, v.reach_note(verdict) if per else "") if x
+        ),
     )
 
 
@@ -58,10 +61,12 @@ def iafl_variable(runs: Runs, hetero: list[Setting]) -> Claim:
         )
         for d, p in hetero
     }
+    sizes = {(len(_get(runs, s, "iafl", "mcg")), len(_get(runs, s, "aequa", "mcg"))) for s in hetero}
     return _claim(
         "IAFL's mean collaboration gain varies more over seeds than Aequa's under Dirichlet and label skew",
         "IAFL exhibits high variability in the first two partitioning strategies",
         per,
+        note="; ".join(v.detectable_ratio(a, b) for a, b in sorted(sizes)),
     )
 
 

@@ -330,6 +330,17 @@ def aequa_tighter(runs: Runs, cases: list[Setting]) -> Claim:
         "Aequa delivers both tighter and uniformly higher correlations",
         per,
         reproduced=f"{len(cases)} settings",
+        note="; ".join(
+            v.detectable_ratio(a, b)
+            for a, b in sorted(
+                {
+                    (len(_values(runs, s, b, "pearson")), len(_values(runs, s, "aequa", "pearson")))
+                    for s in cases
+                    for b in NAMES
+                    if b != "aequa" and (*s, b, "pearson") in runs
+                }
+            )
+        ),
     )
 
 
