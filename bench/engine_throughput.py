@@ -24,6 +24,31 @@ from fairshare.learning.engine import ClientData, TrainSettings, local_train
 from fairshare.learning.models import build_model
 
 
+def setup(
+    device: torch.device, epochs: int = 1, precision: str = "fp32"
+) -> tuple[torch.nn.Module, dict, TrainSettings]:
+    """The multi-model FL CNN on ``device`` (torch seeded 0), its start state, and the paper's local settings."""
+    torch.manual_seed(0)
+    model = build_model("mnist_cnn", (1, 28, 28), 10).to(device)
+    params = {k: v.clone() for k, v in model.state_dict().items()}
+    settings = TrainSettings(
+        epochs=epochs, batch_size=32, lr=0.01, momentum=0.9, weight_decay=1e-3, precision=precision
+    )
+    return model, params, settings
+
+
+def make_clients(
+    count: int, rng: np.random.Generator, device: torch.device, epochs: int = 1
+) -> tuple[list[ClientData], int]:
+    """``count`` clients of 150-250 random MNIST-shaped samples each, and the client-samples one round trains."""
+    sizes = rng.integers(150, 251, size=count)
+    clients = [
+        ClientData(torch.randn(int(n), 1, 28, 28, device=device), torch.randint(0, 10, (int(n),), device=device))
+        for n in sizes
+    ]
+    return clients, int(sizes.sum()) * epochs
+
+
 def one_round(model, params, clients, settings, executor: str, device, chunk, amp, vectorize=None) -> float:
     gens = [np.random.default_rng(i) for i in range(len(clients))]
     if device.type == "cuda":
@@ -66,23 +91,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
-    torch.manual_seed(0)
-    model = build_model("mnist_cnn", (1, 28, 28), 10).to(device)
-    params = {k: v.clone() for k, v in model.state_dict().items()}
-    settings = TrainSettings(
-        epochs=args.epochs, batch_size=32, lr=0.01, momentum=0.9, weight_decay=1e-3, precision=args.precision
-    )
+    model, params, settings = setup(device, args.epochs, args.precision)
     rng = np.random.default_rng(0)
     threads = f", {torch.get_num_threads()} threads" if device.type == "cpu" else ""
     vectorize = {"auto": None, "on": True, "off": False}[args.vectorize]
     ratio = float("nan")
     for k in args.clients:
-        sizes = rng.integers(150, 251, size=k)
-        clients = [
-            ClientData(torch.randn(int(n), 1, 28, 28, device=device), torch.randint(0, 10, (int(n),), device=device))
-            for n in sizes
-        ]
-        samples = int(sizes.sum()) * args.epochs
+        clients, samples = make_clients(k, rng, device, args.epochs)
         for executor in ("sequential", "batched"):  # untimed: kernel selection, vmap and optimizer initialisation
             one_round(model, params, clients[:2], settings, executor, device, args.chunk, args.amp, vectorize)
         best = {"sequential": float("inf"), "batched": float("inf")}
