@@ -71,6 +71,7 @@ rule scorecard:
         report_items=report_items(),
         reasons="workflow/known_reasons.yaml",
         register="workflow/tuned_settings.yaml",
+        paper_effects="workflow/paper_effects.yaml",
         sensitivity=list(SENSITIVITY_CLAIMS.values()),
         sensitivity_check=[check_file(p) for p in SENSITIVITY_CLAIMS.values()],
     output:
@@ -89,6 +90,7 @@ rule scorecard:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
         " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --verdicts {output.verdicts}"
         " --reasons {input.reasons} --register {input.register} --sensitivity {params.sensitivity}"
+        " --paper-effects {input.paper_effects}"
         " --pending {params.pending}"
         " --cfg {params.cfg} > {log} 2>&1"
 

@@ -44,6 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reasons", help="known reasons of rows that do not match (YAML list: paper, claim, reason)")
     p.add_argument("--register", help="the tuned-settings register (workflow/tuned_settings.yaml)")
     p.add_argument(
+        "--paper-effects",
+        help="the effect each paper reports per training statement (workflow/paper_effects.yaml): the paper_effect "
+        "and yardstick columns",
+    )
+    p.add_argument(
         "--sensitivity",
         nargs="*",
         default=[],
@@ -110,6 +115,10 @@ def scorecard(args: argparse.Namespace) -> None:
         card = report.with_reasons(card, yaml.safe_load(Path(args.reasons).read_text()) or [])
     if args.register:
         card = _with_sensitivity(card, args.register, args.sensitivity, args.pending)
+    if args.paper_effects:
+        from fairshare.pipeline import yardstick
+
+        card = yardstick.with_yardstick(card, yardstick.load_effects(args.paper_effects))
     if section(args, "smoke"):
         card = report.mark_smoke(card)
     summary = report.summarize(card)

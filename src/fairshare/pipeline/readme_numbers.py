@@ -4,7 +4,9 @@ README holds each generated part between ``<!-- NAME:start -->`` and ``<!-- NAME
 
 - ``scorecard-summary``: the default profile's rows per paper and status, and per kind, counted from
   ``metrics/default/scorecard.csv`` (the run's ``results/scorecard.csv``, committed) after checking that the DVC
-  metrics the same run wrote (``metrics/summary.json``, ``metrics/papers/<paper>.json``) give the same counts;
+  metrics the same run wrote (``metrics/summary.json``, ``metrics/papers/<paper>.json``) give the same counts; then,
+  when that scorecard has the ``yardstick`` column, its training comparisons per paper and kind of match or non-match
+  (differs, smaller than the paper's effect, underpowered, inconclusive for another reason, not run);
 - ``verdict-table``: every training statement's verdict per profile, from ``metrics/verdicts/<profile>.csv``
   (:func:`fairshare.pipeline.report.verdict_table`).
 
@@ -76,7 +78,8 @@ def _check_metrics(card: pd.DataFrame, summary: dict, metrics: Path) -> None:
 
 def scorecard_summary(metrics: Path) -> str:
     """The ``scorecard-summary`` block: one row per paper (and the total) with its rows per status and per kind,
-    counted from ``metrics/default/scorecard.csv``."""
+    counted from ``metrics/default/scorecard.csv``, then the training comparisons per kind of non-match
+    (:func:`fairshare.pipeline.report.yardstick_markdown`) when that scorecard has the yardstick columns."""
     metrics = Path(metrics)
     card = _read_csv(metrics / "default" / "scorecard.csv")
     summary = report.summarize(card)
@@ -95,6 +98,13 @@ def scorecard_summary(metrics: Path) -> str:
     by_kind = " / ".join(str(sum(summary["by_kind"][k].values())) for k in report.KINDS)
     total = ["**total**", str(summary["rows"]), *(str(summary["by_status"][s]) for s in statuses), by_kind]
     lines.append("| " + " | ".join(total) + " |")
+    if summary["yardstick"]:
+        lines += [
+            "",
+            "Training comparisons against the effect the paper reports (docs/verdicts.md, the yardstick):",
+            "",
+        ]
+        return "\n".join(lines) + "\n" + report.yardstick_markdown(summary["yardstick"])
     return "\n".join(lines) + "\n"
 
 

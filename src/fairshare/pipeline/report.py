@@ -8,13 +8,16 @@ with :func:`read_claims` (which accepts only that shape) and stacks them into th
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from fairshare.pipeline.verdicts import Verdict
+from fairshare.pipeline.verdicts import Verdict, verdict_mde
+from fairshare.pipeline.yardstick import YARDSTICK_KINDS, decision_text
+from fairshare.pipeline.yardstick import counts as yardstick_counts
 
 __all__ = [
     "CLAIM_COLUMNS",
@@ -39,6 +42,7 @@ __all__ = [
     "verdict_table_html",
     "verdict_table_markdown",
     "with_reasons",
+    "yardstick_markdown",
     "write_claims",
 ]
 
@@ -50,11 +54,28 @@ KINDS = ("printed", "claim", "erratum")
 # inconclusive: a comparison of training results whose interval over seeds does not settle it (fairshare.pipeline.verdicts).
 STATUSES = ("match", "within tolerance", "differs", "inconclusive", "not run in this profile", "smoke: plumbing only")
 SMOKE = "smoke: plumbing only"
-# interval: for a comparison of training results, the effect with its interval over seeds (fairshare.pipeline.verdicts).
-CLAIM_COLUMNS = ["paper", "artifact", "claim", "kind", "paper_states", "reproduced", "status", "note", "interval"]
+# interval: for a comparison of training results, the effect with its interval over seeds (fairshare.pipeline.verdicts);
+# mde: its minimum detectable effect at its seeds; decision: the interval it was decided on, oriented so that the
+# paper's side is up, and the bar it had to clear (fairshare.pipeline.yardstick.decision_text), "no single interval"
+# for a comparison decided otherwise (over settings, a trend, a spread), empty on the rows that compare no seeds.
+CLAIM_COLUMNS = [
+    "paper",
+    "artifact",
+    "claim",
+    "kind",
+    "paper_states",
+    "reproduced",
+    "status",
+    "note",
+    "interval",
+    "mde",
+    "decision",
+]
 # The scorecard's own columns after CLAIM_COLUMNS: sensitivity, the verdict of an affected row when a tuned setting is
-# put back to its paper's (or untuned) value (fairshare.pipeline.sensitivity; empty on the other rows).
-SCORECARD_ONLY = ["sensitivity"]
+# put back to its paper's (or untuned) value (fairshare.pipeline.sensitivity; empty on the other rows); paper_effect
+# and yardstick, the effect the paper reports (workflow/paper_effects.yaml) and what a row that does not match says
+# against it (fairshare.pipeline.yardstick).
+SCORECARD_ONLY = ["sensitivity", "paper_effect", "yardstick"]
 
 
 def _constructor(kind: str, doc: str) -> Callable[..., Claim]:
@@ -93,6 +114,8 @@ class Claim:
     status: str  # one of STATUSES
     note: str = ""
     interval: str = ""  # a training comparison's effect, interval and per-seed values
+    mde: str = ""  # its minimum detectable effect (95 % two-sided, 80 % power) at its seeds
+    decision: str = ""  # the oriented interval and bar it was decided on (fairshare.pipeline.yardstick)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -126,8 +149,10 @@ class Claim:
         kind: str = "claim",
     ) -> Claim:
         """A comparison of training results, decided over seeds by :mod:`fairshare.pipeline.verdicts`: its status (match,
-        differs, inconclusive or not run) and evidence (the ``interval`` column) come from ``verdict``. The note of an
-        inconclusive row says why."""
+        differs, inconclusive or not run) and evidence (the ``interval`` column) come from ``verdict``, its minimum
+        detectable effect (``mde``) and the oriented interval and bar it was decided on (``decision``) from the
+        interval the verdict carries. The note of an inconclusive row says why."""
+        mde = verdict_mde(verdict)
         if verdict.status == "inconclusive":
             note = f"inconclusive: {verdict.why}" + (f"; {note}" if note else "")
         texts = {
@@ -141,6 +166,8 @@ class Claim:
             kind=kind,
             status=verdict.status,
             interval=verdict.evidence,
+            mde="" if math.isnan(mde) else f"{mde:.4g}",
+            decision=decision_text(verdict),
             **texts,
         )
 
@@ -216,7 +243,8 @@ def with_reasons(card: pd.DataFrame, reasons: Sequence[dict]) -> pd.DataFrame:
 
 
 def summarize(card: pd.DataFrame) -> dict:
-    """Counts per status, overall, per paper and per kind (the DVC metrics)."""
+    """Counts per status, overall, per paper and per kind (the DVC metrics), and the training comparisons per paper
+    and kind of match or non-match (``yardstick``: fairshare.pipeline.yardstick; {} before that column existed)."""
 
     def counts(frame: pd.DataFrame) -> dict[str, int]:
         return {s: int((frame["status"] == s).sum()) for s in STATUSES}
@@ -226,6 +254,7 @@ def summarize(card: pd.DataFrame) -> dict:
         "by_status": counts(card),
         "by_kind": {k: counts(card[card["kind"] == k]) for k in KINDS},
         "papers": {paper: counts(group) for paper, group in card.groupby("paper", sort=False)},
+        "yardstick": yardstick_counts(card),
     }
 
 
@@ -304,12 +333,33 @@ def verdict_table_html(table: pd.DataFrame) -> str:
     )
 
 
+def yardstick_markdown(by_paper: dict[str, dict[str, int]]) -> str:
+    """The training comparisons per paper and kind (:data:`fairshare.pipeline.yardstick.YARDSTICK_KINDS`), with a
+    total, as a Markdown table."""
+    lines = [
+        "| paper | comparisons | " + " | ".join(YARDSTICK_KINDS) + " |",
+        "|---|" + "---|" * (len(YARDSTICK_KINDS) + 1),
+    ]
+    total = dict.fromkeys(YARDSTICK_KINDS, 0)
+    for paper, counts in by_paper.items():
+        lines.append(
+            f"| {paper} | {sum(counts.values())} | " + " | ".join(str(counts[k]) for k in YARDSTICK_KINDS) + " |"
+        )
+        total = {k: total[k] + counts[k] for k in YARDSTICK_KINDS}
+    cells = " | ".join(str(total[k]) for k in YARDSTICK_KINDS)
+    lines.append(f"| **total** | {sum(total.values())} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
 def to_markdown(card: pd.DataFrame, summary: dict, profile: str) -> str:
     lines = [f"# Reproduction scorecard (profile: {profile})", ""]
     lines.append("| paper | " + " | ".join(STATUSES) + " |")
     lines.append("|---|" + "---|" * len(STATUSES))
     for paper, counts in summary["papers"].items():
         lines.append(f"| {paper} | " + " | ".join(str(counts[s]) for s in STATUSES) + " |")
+    if summary.get("yardstick"):
+        lines += ["", "Training comparisons against the paper's effect (docs/verdicts.md):", ""]
+        lines.append(yardstick_markdown(summary["yardstick"]))
     columns = [*CLAIM_COLUMNS, *(c for c in SCORECARD_ONLY if c in card.columns)]
     lines += ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in card[columns].itertuples(index=False):

@@ -57,6 +57,9 @@ __all__ = [
     "paired",
     "reach_note",
     "spread_decreases",
+    "POWER",
+    "minimum_detectable_effect",
+    "verdict_mde",
 ]
 
 CONFIDENCE = 0.95
@@ -494,3 +497,44 @@ def spread_decreases(first: Sequence[float], second: Sequence[float], digits: in
 def not_run(reason: str) -> Verdict:
     """A comparison this profile did not run."""
     return Verdict(NOT_RUN, reason, reason)
+
+
+#: The power at which :func:`minimum_detectable_effect` is stated (docs/verdicts.md, "The paper's effect as the
+#: yardstick").
+POWER = 0.80
+
+
+def minimum_detectable_effect(iv: Interval) -> float:
+    """The smallest true mean difference that a two-sided paired t test at :data:`CONFIDENCE` detects with
+    probability :data:`POWER` on ``iv``'s seeds, from their SD: ``(t(0.975, n-1) + t(0.80, n-1)) * sd / sqrt(n)``
+    (the usual normal-approximation formula with t quantiles). NaN with fewer than two seeds or a NaN seed value.
+    Bonferroni-widened intervals give the same value: it is computed from the per-seed values, not the bounds."""
+    x = np.asarray(iv.values, dtype=float)
+    if x.size < 2 or not np.isfinite(x).all():
+        return math.nan
+    df = x.size - 1
+    quantiles = float(stats.t.ppf(0.5 + CONFIDENCE / 2, df) + stats.t.ppf(POWER, df))
+    return quantiles * spread(x, ddof=1) / math.sqrt(x.size)
+
+
+def verdict_mde(verdict: Verdict) -> float:
+    """The minimum detectable effect of what a verdict was decided on:
+
+    - a single comparison: :func:`minimum_detectable_effect` of its seed interval;
+    - a pooled verdict (one that carries its own p-value and interval, ``most``'s stratified test): from the pooled
+      interval's half-width, ``half * (t(0.975) + t(0.80)) / t(0.975)``, with the quantiles at ``n - 1`` degrees of
+      freedom for its ``n`` pooled values (the pooled test's Welch degrees of freedom are not kept: approximate);
+    - a statement over settings that keeps its settings' verdicts (``every``): the largest MDE among its single tests
+      (an intersection-union test must detect the effect in each);
+    - anything else (a spread, a rule of its own): NaN."""
+    if verdict.interval is None:
+        found = [verdict_mde(x) for _, x in verdict.parts]
+        found = [m for m in found if not math.isnan(m)]
+        return max(found) if found else math.nan
+    if verdict.p_against is None:
+        return minimum_detectable_effect(verdict.interval)
+    iv = verdict.interval
+    if iv.n < 2 or not (math.isfinite(iv.low) and math.isfinite(iv.high)):
+        return math.nan
+    t975 = float(stats.t.ppf(0.5 + CONFIDENCE / 2, iv.n - 1))
+    return (iv.high - iv.low) / 2 * (t975 + float(stats.t.ppf(POWER, iv.n - 1))) / t975
