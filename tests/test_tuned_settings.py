@@ -55,19 +55,20 @@ def test_an_entry_outside_the_schema_fails(tmp_path):
 
 
 def test_a_profile_that_overrides_the_setting_runs_no_rerun():
-    entries = {e.id: e for e in tuned.load_register(config=TEST)}
+    entries = {e.id: e for e in tuned.load_register(config=DEFAULT)}
     assert tuned.applies(entries["aequa_pmin_digits"], TEST)
     assert not tuned.applies(entries["aequa_rounds"], TEST)  # the test profile trains 3 rounds
     assert not tuned.applies(entries["aequa_synthetic_features"], TEST)  # no synthetic Aequa task there
-    assert not tuned.applies(entries["mmfl_fidelity"], DEFAULT)  # pending
     assert not tuned.applies(entries["auctions_nearly_same_tolerance"], DEFAULT)  # decides nothing: no rerun
-    # a pending entry's rows say so where the profile keeps the tuned value
-    assert tuned.pending_here(entries["mmfl_fidelity"], DEFAULT)
-    faithful = {**DEFAULT, "mmfl": {**DEFAULT["mmfl"], "fidelity": "faithful"}}
-    assert not tuned.pending_here(entries["mmfl_fidelity"], faithful)
-    assert tuned.pending_here(entries["mmfl_exp1_active_rate"], TEST)  # the test profile's exp1 keeps 0.5
-    assert not tuned.pending_here(entries["mmfl_exp3_active_rate"], TEST)  # it has no fifth experiment
-    assert all(tuned.applies(e, DEFAULT) for e in entries.values() if e.kind not in ("pending", "none"))
+    # the multi-model FL entries rerun (issue 38): none is pending any more
+    assert all(tuned.applies(entries[i], DEFAULT) for i in ("mmfl_fidelity", "mmfl_exp1_active_rate"))
+    assert not tuned.pending_here(entries["mmfl_fidelity"], DEFAULT)
+    assert tuned.applies(entries["mmfl_exp1_active_rate"], TEST)  # the test profile's exp1 keeps 0.5
+    assert not tuned.applies(entries["mmfl_exp3_active_rate"], TEST)  # it has no fifth experiment
+    # a setting whose paper value runs in another profile says so where this profile keeps the tuned value
+    assert tuned.pending_here(entries["mmfl_exp1_samples"], DEFAULT)
+    assert not tuned.applies(entries["mmfl_exp1_samples"], DEFAULT)
+    assert all(tuned.applies(e, DEFAULT) for e in entries.values() if e.kind not in ("pending", "none", "profile"))
 
 
 def _row(paper, artifact, claim, status="match"):
@@ -87,7 +88,8 @@ def test_the_join_puts_a_verdict_on_affected_rows_only():
     )
     rerun = card.iloc[[0, 1, 3]].assign(status=["differs", "match", "match"])
     out = tuned.with_sensitivity(card, chosen, {"auctions_task1_mu": rerun})
-    assert list(out["sensitivity"]) == ["auctions.task1_mu=0.5: differs", "", "", ""]
+    # the row held by default and differs at the rerun value: a reversal, named as one
+    assert list(out["sensitivity"]) == ["auctions.task1_mu=0.5: reverses: differs (default match)", "", "", ""]
     assert list(out.columns) == [*CLAIM_COLUMNS, "sensitivity"]
     assert "| sensitivity |" in to_markdown(out, {"papers": {}}, "test")
 
@@ -98,12 +100,13 @@ def test_an_affected_row_missing_from_the_rerun_and_a_pending_entry_say_so():
     nearly = _row("auctions", "Figure 7c", "MMFL max-min fair's recruits reach nearly the same minimum accuracy")
     card = pd.DataFrame([ir, nearly])
     chosen = [entries[i] for i in ("aequa_pmin_digits", "aequa_ir_split", "auctions_nearly_same_tolerance")]
-    chosen.append(entries["mmfl_fidelity"])
+    chosen.append(entries["aequa_nan_rho"])
     reruns = {"aequa_pmin_digits": pd.DataFrame(columns=CLAIM_COLUMNS), "aequa_ir_split": card.iloc[[0]]}
-    out = tuned.with_sensitivity(card, chosen, reruns, pending=["mmfl_fidelity"])
+    out = tuned.with_sensitivity(card, chosen, reruns, pending=["aequa_nan_rho"])
     assert list(out["sensitivity"]) == [
-        "aequa.p_min.digits=0.1: not rerun; aequa.verdicts.ir_split=validation: match",
-        "mmfl.fidelity=faithful: rerun pending",  # the tolerance entry has no rerun: it decides nothing
+        "aequa.p_min.digits=0.25: not rerun; aequa.verdicts.ir_split=validation: match (as default);"
+        " aequa.verdicts.nan_rho=-1: rerun pending",
+        "",  # the tolerance entry has no rerun: it decides nothing
     ]
     assert list(tuned.with_sensitivity(card, chosen, {})["sensitivity"]) == ["", ""]  # no rerun, nothing pending
     with pytest.raises(tuned.RegisterError, match="no register entry"):
@@ -133,7 +136,7 @@ def test_an_aequa_rerun_retrains_only_its_runs_and_reuses_the_standalone_contrib
     assert "--standalone 0 results/aequa/runs/digits/qskew0.4x2/standalone/seed0.json" in command
     assert "--run 1 aequa_pmin results/sensitivity/x/aequa/runs/digits/qskew0.4x2/aequa_pmin/seed1.json" in command
     assert " checkpoints/sensitivity/x/aequa/runs/digits/qskew0.4x2/aequa_pmin/seed1.pt" in command
-    assert tuned.rerun_blocks(DEFAULT, entry, "aequa")["aequa"]["p_min_ablation"]["digits"] == 0.05
+    assert tuned.rerun_blocks(DEFAULT, entry, "aequa")["aequa"]["p_min_ablation"]["digits"] == 0.1
     assert DEFAULT["aequa"]["p_min_ablation"]["digits"] == 0.02  # the config itself is left as it is
 
 
@@ -162,17 +165,17 @@ def test_the_scorecard_command_writes_the_column_and_the_captions_show_it(tmp_pa
     assert 0 == main(
         ["report", "scorecard", str(tmp_path / "main.csv"), "--csv", out["card.csv"], "--markdown", out["card.md"]]
         + ["--metrics", out["metrics.json"], "--register", str(tuned.REGISTER)]
-        + ["--sensitivity", f"auctions_task1_mu={tmp_path / 'rerun.csv'}", "--pending", "mmfl_fidelity"]
+        + ["--sensitivity", f"auctions_task1_mu={tmp_path / 'rerun.csv'}", "--pending", "aequa_nan_rho"]
         + ["--cfg", json.dumps({"profile": "test", "smoke": False})]
     )
     with open(out["card.csv"], newline="") as f:
         (row,) = list(csv.DictReader(f))
-    assert row["status"] == "match" and row["sensitivity"] == "auctions.task1_mu=0.5: differs"
-    assert "| auctions.task1_mu=0.5: differs |" in open(out["card.md"]).read()
+    assert row["status"] == "match" and row["sensitivity"] == "auctions.task1_mu=0.5: reverses: differs (default match)"
+    assert "| auctions.task1_mu=0.5: reverses: differs (default match) |" in open(out["card.md"]).read()
     entry = {"paper": "auctions", "rows": ["Figure 7a"], "ref": "Fig. 7a", "title": "t", "shows": "s", "look_for": "l"}
     entry |= {"rule": "r", "template": "c", "profile": "test", "seed": 1, "settings": "", "files": [], "id": "x"}
     caption = " ".join(caption_rst(entry, [row]).split())  # a caption's lines are wrapped; reST joins them again
-    assert "(sensitivity: auctions.task1\\_mu=0.5: differs)" in caption
+    assert "(sensitivity: auctions.task1\\_mu=0.5: reverses: differs (default match))" in caption
 
 
 def test_a_claims_only_aequa_entry_retrains_nothing_and_summarizes_the_main_runs():
@@ -183,3 +186,130 @@ def test_a_claims_only_aequa_entry_retrains_nothing_and_summarizes_the_main_runs
     (summarize,) = tuned.aequa_job("results/sensitivity/x", [], main, ["table1"], "rerun.json", [])
     assert summarize.startswith(f"aequa summarize {main[0]} ") and summarize.endswith("--cfg rerun.json")
     assert tuned.rerun_blocks(DEFAULT, entry, "aequa")["aequa"]["verdicts"]["ir_split"] == "validation"
+
+
+ISSUE_38 = {
+    "mmfl_fig3_learned": 0.2,
+    "mmfl_exp4_tasks": ["digits", "fashion_mnist", "digits", "synthetic", "digits"],
+    "mmfl_exp2_clients": 24,
+    "mmfl_exp1_clients": 30,
+    "mmfl_fig4_clients": 10,
+    "mmfl_exp3_clients": 20,
+    "mmfl_exp4_clients": 15,
+    "mmfl_exp1_samples": [20, 30],
+    "mmfl_exp2_samples": [15, 25],
+    "mmfl_exp3_samples": [25, 35],
+    "auctions_nearly_same_margin": 0.02,
+    "aequa_pmin_default": 0.1,
+    "aequa_pmin_ablation_default": 0.05,
+    "aequa_lr": 0.05,
+    "aequa_batch_size": 32,
+    "aequa_fmnist_model": "aequa_mlp",
+    "aequa_scale_clients": 300,
+    "aequa_scale_rounds": 30,
+    "aequa_fedavg_ft_lr": "initial",
+}
+
+
+def test_issue_38_entries_name_config_keys_holding_their_defaults_and_rerun_the_papers_value():
+    entries = {e.id: e for e in tuned.load_register(config=DEFAULT)}
+    for entry_id, default in ISSUE_38.items():
+        entry = entries[entry_id]
+        assert tuned.lookup(DEFAULT, entry.config) == default == entry.default, entry_id
+    # group B: the reruns run the paper's (spec's) values, the pre-change rounds kept beside as a second entry
+    assert entries["aequa_pmin_digits"].rerun_value == 0.25 and entries["aequa_pmin_ablation_digits"].rerun_value == 0.1
+    assert entries["aequa_rounds"].rerun_value == 50 and entries["aequa_rounds_before"].rerun_value == 20
+    assert entries["mmfl_exp2_clients"].rerun_value == 20
+    # pending only where the setting is not a config key yet
+    pending = {e.id for e in entries.values() if e.kind == "pending"}
+    assert pending == {"auctions_theorem11_se", "aequa_nan_rho"}
+    for entry_id in pending:
+        with pytest.raises(KeyError):
+            tuned.lookup(DEFAULT, entries[entry_id].config)
+
+
+def test_fedavg_ft_fine_tunes_at_the_initial_rate_by_default():
+    from fairshare.papers.aequa.settings import AequaSettings
+
+    assert AequaSettings.from_block(DEFAULT["aequa"]).finetune_lr == "initial"
+    block = tuned.rerun_blocks(DEFAULT, {e.id: e for e in tuned.load_register()}["aequa_fedavg_ft_lr"], "aequa")
+    assert AequaSettings.from_block(block["aequa"]).finetune_lr == "last_round"
+
+
+def _example(pattern: str) -> str:
+    return pattern.replace("*", "x").replace("?", "x").replace("[", "").replace("]", "")
+
+
+def test_every_row_an_entry_touches_gets_a_sensitivity_cell():
+    """A generated scorecard with one row per pattern of every entry: each row's cell is non-empty once every rerun
+    this profile runs has given its claims, and the entries of other profiles and pending ones say so."""
+    entries = tuned.load_register(config=DEFAULT)
+    rows = [_row(r["paper"], _example(r["artifact"]), _example(r["claim"])) for e in entries for r in e.rows]
+    card = pd.DataFrame(rows).drop_duplicates(subset=["paper", "artifact", "claim"], ignore_index=True)
+    reruns = {e.id: card.assign(status="differs") for e in entries if tuned.applies(e, DEFAULT)}
+    pending = [e.id for e in entries if tuned.pending_here(e, DEFAULT)]
+    out = tuned.with_sensitivity(card, entries, reruns, pending)
+    for entry in entries:
+        if entry.kind == "none":
+            continue
+        for r in entry.rows:
+            hit = out[(out["artifact"] == _example(r["artifact"])) & (out["claim"] == _example(r["claim"]))]
+            assert entry.label in hit["sensitivity"].iloc[0], (entry.id, r)
+    profile_only = {e.id: e for e in entries}["aequa_scale_rounds"]
+    assert f"{profile_only.label}: runs in the paper profile only, not rerun here" in " ".join(out["sensitivity"])
+
+
+@pytest.mark.parametrize(
+    "default, rerun, intervals, text",
+    [
+        ("match", "differs", ("", ""), "x=1: reverses: differs (default match)"),
+        ("differs", "match", ("", ""), "x=1: reverses: match (default differs)"),
+        ("inconclusive", "differs", ("", ""), "x=1: contradicted: differs (default inconclusive)"),
+        ("match", "inconclusive", ("", ""), "x=1: inconclusive (default match)"),
+        ("match", "match", ("", ""), "x=1: match (as default)"),
+        (
+            "differs",
+            "differs",
+            ("33 match, 11 differ, 6 inconclusive of 50 pairs", "22 match, 20 differ, 8 inconclusive of 50 pairs"),
+            "x=1: contradicted on more comparisons: differs on 20 of 50 (default 11 of 50)",
+        ),
+        (
+            "differs",
+            "differs",
+            ("3 match, 2 differ, 0 inconclusive of 5", "4 match, 1 differ, 0 inconclusive of 5"),
+            "x=1: differs (as default)",
+        ),
+    ],
+)
+def test_a_reversal_reads_as_one(default, rerun, intervals, text):
+    assert tuned.compare("x=1", default, rerun, *intervals) == text
+
+
+def test_a_multi_model_fl_rerun_retrains_its_experiments_and_summarizes_the_others():
+    entries = {e.id: e for e in tuned.load_register()}
+    entry = entries["mmfl_exp2_clients"]
+    runs = [{"experiment": e, "label": "fedfair", "seed": "0"} for e in ("exp1", "exp2_s6", "exp2_s10")]
+    retrained = tuned.mmfl_rerun(entry, runs)
+    assert [r["experiment"] for r in retrained] == ["exp2_s6", "exp2_s10"]
+    assert tuned.mmfl_rerun(entries["mmfl_fig3_learned"], runs) == []  # a summaries-only setting retrains nothing
+    assert len(tuned.mmfl_rerun(entries["mmfl_fidelity"], runs)) == 3  # every experiment
+    changed = tuned.rerun_config(DEFAULT, entry)  # `also`: both Exp 2 client counts at the paper's 20
+    assert [changed["mmfl"]["experiments"][i]["clients"] for i in (1, 2)] == [20, 20]
+    assert DEFAULT["mmfl"]["experiments"][2]["clients"] == 30  # the config itself is left as it is
+    root = "results/sensitivity/mmfl_exp2_clients"
+    (command, _) = tuned.mmfl_commands(
+        retrained,
+        {("exp2_s6", "fedfair", "0"): ("fedfair", 3.0), ("exp2_s10", "fedfair", "0"): ("fedfair", 3.0)},
+        {"exp2_s6": ["digits=d.npz"], "exp2_s10": ["digits=d.npz"]},
+        {"exp2_s6": "a.json", "exp2_s10": "b.json"},
+        root,
+        "checkpoints",
+    )
+    assert command.startswith("mmfl run --experiment exp2_s6 --method fedfair --alpha 3.0 --seed-index 0")
+    assert f"--output {root}/mmfl/runs/exp2_s6/fedfair/seed0.csv" in command and command.endswith("--cfg a.json")
+    assert "checkpoints/sensitivity/mmfl_exp2_clients/mmfl/runs/exp2_s6/fedfair/seed0.pt" in command
+    main = [f"results/mmfl/runs/{r['experiment']}/fedfair/seed0.csv" for r in runs]
+    new = {main[1]: tuned.mmfl_file(root, runs[1], ".csv")}
+    summarize = tuned.mmfl_summarize(root, main, new, "s.json")
+    assert summarize.startswith(f"mmfl summarize {main[0]} {new[main[1]]} {main[2]} ")
+    assert f"--claims {root}/mmfl/claims.csv --cfg s.json" in summarize

@@ -8,7 +8,7 @@ import argparse
 from fairshare.errors import UserError
 from fairshare.pipeline.commands_shared import cfg_argument
 
-__all__ = ["GROUP", "HELP", "aequa_run", "register"]
+__all__ = ["GROUP", "HELP", "aequa_run", "join_claims", "register"]
 
 GROUP = "sensitivity"
 HELP = "reruns of the claims a tuned setting affects, with the paper's (or the untuned) value"
@@ -33,6 +33,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     cfg_argument(p)
     p.set_defaults(func=aequa_run)
+
+    p = sub.add_parser("join-claims", help="one claims CSV from several (a rerun that recomputes two claims files)")
+    p.add_argument("claims", nargs="+", help="claims CSVs, in order")
+    p.add_argument("--output", required=True, help="the joined claims (CSV, with its check file)")
+    p.set_defaults(func=join_claims)
+
+
+def join_claims(args: argparse.Namespace) -> None:
+    """Every row of the ``claims`` files, in order, as one claims CSV (checked on read and on write)."""
+    from fairshare.pipeline.report import collect_claims
+    from fairshare.validate import write_checked_csv
+
+    write_checked_csv(args.output, collect_claims(args.claims))
 
 
 def aequa_run(args: argparse.Namespace) -> None:

@@ -30,11 +30,18 @@ __all__ = [
     "applies",
     "load_register",
     "lookup",
+    "compare",
+    "mmfl_commands",
+    "mmfl_file",
+    "mmfl_outputs",
+    "mmfl_rerun",
+    "mmfl_summarize",
     "overridden",
     "pending_here",
     "register_summary",
     "register_table",
     "rerun_blocks",
+    "rerun_config",
     "rerun_inputs",
     "replace_between",
     "with_sensitivity",
@@ -74,7 +81,8 @@ class Entry:
         partitions says so (the other settings keep the default there)."""
         scope = self.rerun.get("partitions")
         only = f" ({', '.join(self.rerun['datasets'])} {', '.join(scope)} only)" if scope else ""
-        return f"{self.config}={self.rerun_value}{only}"
+        also = "".join(f", {p}" for p in self.rerun.get("also", []))
+        return f"{self.config}{also}={self.rerun_value}{only}"
 
     def affects(self, paper: str, artifact: str, claim: str) -> bool:
         """Whether a scorecard row matches one of the entry's ``rows`` patterns."""
@@ -150,9 +158,10 @@ def load_register(path: str | Path = REGISTER, config: Mapping[str, Any] | None 
 
 
 def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
-    """Whether this profile runs ``entry``'s rerun: it has one (not pending or none), the profile keeps the tuned
-    value, and (Aequa) it trains the datasets and partitions the rerun names."""
-    if entry.kind in ("pending", "none"):
+    """Whether this profile runs ``entry``'s rerun: it has one (not pending, none or another profile's), the profile
+    keeps the tuned value, and (Aequa) it trains the datasets and partitions the rerun names (multi-model FL: the
+    experiments)."""
+    if entry.kind in ("pending", "none", "profile"):
         return False
     try:
         if lookup(config, entry.config) != entry.default:
@@ -166,18 +175,22 @@ def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
             set(entry.rerun["datasets"]) <= set(block["datasets"])
             and set(entry.rerun.get("partitions", partitions)) <= partitions
         )
+    if entry.kind == "mmfl":
+        return set(entry.rerun.get("experiments", [])) <= {e["name"] for e in config["mmfl"]["experiments"]}
     return True
 
 
 def pending_here(entry: Entry, config: Mapping[str, Any]) -> bool:
-    """Whether a pending entry's rows say "rerun pending" in this profile: it holds the tuned value (a profile
-    without the key, e.g. fewer multi-model FL experiments, does not)."""
-    if entry.kind != "pending":
+    """Whether a pending entry's rows say "rerun pending" in this profile (or, kind ``profile``, that the paper's value
+    runs in another profile): it holds the tuned value (a profile without the key, e.g. fewer multi-model FL
+    experiments, does not; a pending setting that is no config key yet is hard-coded, so every profile running its
+    paper holds it)."""
+    if entry.kind not in ("pending", "profile"):
         return False
     try:
         return lookup(config, entry.config) == entry.default
     except KeyError:
-        return False
+        return entry.kind == "pending" and entry.config.split(".")[0] in config  # hard-coded: every profile has it
 
 
 _RUN = re.compile(r"results/aequa/runs/(?P<dataset>[^/]+)/(?P<partition>[^/]+)/(?P<method>[^/]+)/seed\d+\.json$")
@@ -204,9 +217,18 @@ def aequa_rerun(entry: Entry, main_runs: Sequence[str], root: str) -> list[tuple
     return pairs
 
 
+def rerun_config(config: Mapping[str, Any], entry: Entry) -> dict:
+    """``config`` with ``entry``'s setting at its rerun value, and the paths its rerun names in ``also`` (the same
+    setting of sibling experiments, e.g. both Exp 2 client counts) at that value too."""
+    changed = overridden(config, entry.config, entry.rerun_value)
+    for path in entry.rerun.get("also", []):
+        changed = overridden(changed, path, entry.rerun_value)
+    return changed
+
+
 def rerun_blocks(config: Mapping[str, Any], entry: Entry, *keys: str) -> dict:
     """The config blocks ``keys`` with ``entry``'s setting at its rerun value (for a rerun's ``--cfg``)."""
-    changed = overridden(config, entry.config, entry.rerun_value)
+    changed = rerun_config(config, entry)
     return {k: changed[k] for k in keys}
 
 
@@ -276,13 +298,112 @@ def rerun_inputs(pairs: Sequence[tuple[str, str]], main_runs: Sequence[str]) -> 
     return [new.get(path, path) for path in main_runs]
 
 
-def _verdict(entry: Entry, rerun: pd.DataFrame | None, key: tuple[str, str, str], pending: Sequence[str]) -> str:
+def mmfl_rerun(entry: Entry, runs: Sequence[Mapping[str, str]]) -> list[Mapping[str, str]]:
+    """The multi-model FL runs (``{experiment, label, seed}``) ``entry`` retrains: those of its ``experiments`` (every
+    experiment when omitted); none for a setting only the summaries read (``mmfl_claims``, ``exp6_claims``)."""
+    if entry.kind != "mmfl":
+        return []
+    chosen = entry.rerun.get("experiments")
+    return [r for r in runs if chosen is None or r["experiment"] in chosen]
+
+
+def mmfl_file(root: str, run: Mapping[str, str], suffix: str) -> str:
+    """A multi-model FL run's file under a rerun's ``root`` (the main run's layout below results/mmfl/)."""
+    return f"{root}/mmfl/runs/{run['experiment']}/{run['label']}/seed{run['seed']}{suffix}"
+
+
+def mmfl_commands(
+    runs: Sequence[Mapping[str, str]],
+    chosen: Mapping[tuple[str, str, str], tuple[str, Any]],
+    datasets: Mapping[str, Sequence[str]],
+    cfgs: Mapping[str, str],
+    root: str,
+    checkpoints: str,
+) -> list[str]:
+    """`mmfl run ...` per experiment of the retrained ``runs`` (as workflow/rules/common.smk's mmfl_commands), writing
+    under ``root``: ``chosen`` maps (experiment, label, seed) to (method, alpha), ``datasets`` an experiment to its
+    ``task=file`` arguments and ``cfgs`` an experiment to its --cfg (the rerun value's block, that experiment only)."""
+    groups: dict[str, list[Mapping[str, str]]] = {}
+    for run in runs:
+        groups.setdefault(run["experiment"], []).append(run)
+    commands = []
+    for experiment, members in groups.items():
+        picked = [chosen[(r["experiment"], r["label"], str(r["seed"]))] for r in members]
+        parts = [
+            f"mmfl run --experiment {experiment} --method {' '.join(m for m, _ in picked)}",
+            f"--alpha {' '.join('none' if a is None else repr(a) for _, a in picked)}",
+            f"--seed-index {' '.join(str(r['seed']) for r in members)}",
+            f"--datasets {' '.join(datasets[experiment])}",
+            f"--output {' '.join(mmfl_file(root, r, '.csv') for r in members)}",
+            f"--allocation {' '.join(mmfl_file(root, r, '_alloc.npz') for r in members)}",
+            "--checkpoint "
+            + " ".join(f"{checkpoints}/{mmfl_file(root, r, '.pt').removeprefix('results/')}" for r in members),
+            f"--cfg {cfgs[experiment]}",
+        ]
+        commands.append(" ".join(parts))
+    return commands
+
+
+def mmfl_outputs(root: str, runs: Sequence[Mapping[str, str]]) -> list[str]:
+    """Every file a multi-model FL rerun writes under ``root``: its runs, then the summaries and claims."""
+    files = [mmfl_file(root, r, x) for r in runs for x in (".csv", "_alloc.npz")]
+    names = ("summary.csv", "across_tasks.csv", "table2.csv", "table2.md", "rounds_to_threshold.csv", "claims.csv")
+    return files + [f"{root}/mmfl/{n}" for n in names]
+
+
+def mmfl_summarize(root: str, main_runs: Sequence[str], new_runs: Mapping[str, str], cfg: str) -> str:
+    """`mmfl summarize` of the main runs (``results/mmfl/runs/...csv``) with the retrained ones (main path -> rerun
+    path) in their place, writing under ``root``/mmfl/ with ``cfg`` (the rerun value's blocks)."""
+    out = f"{root}/mmfl"
+    return " ".join(
+        [
+            "mmfl summarize",
+            *(new_runs.get(p, p) for p in main_runs),
+            f"--summary {out}/summary.csv --across-tasks {out}/across_tasks.csv",
+            f"--table2 {out}/table2.csv --table2-md {out}/table2.md --rounds-to-threshold {out}/rounds_to_threshold.csv",
+            f"--claims {out}/claims.csv --cfg {cfg}",
+        ]
+    )
+
+
+_COUNTS = re.compile(r"(\d+) match, (\d+) differ, (\d+) inconclusive of (\d+)")
+
+
+def compare(label: str, default: str, rerun: str, default_interval: str = "", rerun_interval: str = "") -> str:
+    """The sensitivity cell of one row: the rerun's status beside the default's, a reversal named as one.
+
+    match -> differs and differs -> match read "reverses"; inconclusive -> differs "contradicted"; both differs, the
+    rerun contradicting more of the row's comparisons (the intervals' "M match, D differ, I inconclusive of N"),
+    "contradicted on more comparisons"; the same status "(as default)"."""
+    if rerun == default:
+        ours, theirs = _COUNTS.search(rerun_interval or ""), _COUNTS.search(default_interval or "")
+        if rerun == "differs" and ours and theirs and int(ours[2]) > int(theirs[2]):
+            return (
+                f"{label}: contradicted on more comparisons: differs on {ours[2]} of {ours[4]} "
+                f"(default {theirs[2]} of {theirs[4]})"
+            )
+        return f"{label}: {rerun} (as default)"
+    if {default, rerun} == {"match", "differs"}:
+        return f"{label}: reverses: {rerun} (default {default})"
+    if rerun == "differs" and default == "inconclusive":
+        return f"{label}: contradicted: differs (default inconclusive)"
+    return f"{label}: {rerun} (default {default})"
+
+
+def _verdict(entry: Entry, rerun: pd.DataFrame | None, row: Mapping[str, str], pending: Sequence[str]) -> str:
     if entry.kind == "pending":
         return f"{entry.label}: rerun pending" if entry.id in pending else ""
+    if entry.kind == "profile":
+        where = entry.rerun["profile"]
+        return f"{entry.label}: runs in the {where} profile only, not rerun here" if entry.id in pending else ""
     if rerun is None:
         return ""
+    key = [row[c] for c in ROW_KEY]
     hit = rerun[(rerun["paper"] == key[0]) & (rerun["artifact"] == key[1]) & (rerun["claim"] == key[2])]
-    return f"{entry.label}: {hit['status'].iloc[0]}" if len(hit) else f"{entry.label}: not rerun"
+    if not len(hit):
+        return f"{entry.label}: not rerun"
+    found = hit.iloc[0]
+    return compare(entry.label, row["status"], found["status"], row.get("interval", ""), found.get("interval", ""))
 
 
 def with_sensitivity(
@@ -292,15 +413,18 @@ def with_sensitivity(
     pending: Sequence[str] = (),
 ) -> pd.DataFrame:
     """``card`` with a ``sensitivity`` column: on each row an entry affects, the rerun's status of the same row (by
-    paper, artifact, claim), e.g. "aequa.p_min.digits=0.1: differs", or "not rerun" when the rerun's claims lack
-    the row; the ``pending`` entries (:func:`pending_here`) say "rerun pending"; rows no entry affects, and entries
-    this profile does not rerun (absent from ``reruns``), leave it empty. Several entries: "; "."""
+    paper, artifact, claim) beside the row's own (:func:`compare`), e.g. "auctions.task1_mu=0.5: reverses: differs
+    (default match)", or "not rerun" when the rerun's claims lack the row; the ``pending`` entries
+    (:func:`pending_here`) say "rerun pending" (kind ``profile``: the profile that runs the paper's value); rows no
+    entry affects, and entries this profile does not rerun (absent from ``reruns``), leave it empty. Several
+    entries: "; "."""
     unknown = sorted(set(reruns) - {e.id for e in entries})
     if unknown:
         raise RegisterError(f"reruns {unknown} have no register entry")
     column = []
-    for key in card[ROW_KEY].itertuples(index=False):
-        texts = [_verdict(e, reruns.get(e.id), tuple(key), pending) for e in entries if e.affects(*key)]
+    for row in card.to_dict("records"):
+        key = [row[c] for c in ROW_KEY]
+        texts = [_verdict(e, reruns.get(e.id), row, pending) for e in entries if e.affects(*key)]
         column.append("; ".join(t for t in texts if t))
     return card.assign(sensitivity=column)
 
@@ -321,8 +445,14 @@ def register_table(entries: Sequence[Entry]) -> str:
         rerun = r["kind"] if r["kind"] != "aequa" else f"aequa: {', '.join(r['methods'])} on {', '.join(r['datasets'])}"
         if "partitions" in r:
             rerun += f" ({', '.join(r['partitions'])})"
+        if r["kind"] == "mmfl":
+            rerun = f"mmfl: {', '.join(r.get('experiments', ['every experiment']))}" + (
+                " + Exp 6" if r.get("exp6") else ""
+            )
         if r["kind"] in ("pending", "none"):
             rerun = f"{r['kind']}: {r['reason']}"
+        if r["kind"] == "profile":
+            rerun = f"{r['profile']} profile only: {r['reason']}"
         cells = [f"`{e.id}`", f"`{e.config}`", f"`{e.default}`", e.paper_value]
         cells += [f"`{e.rerun_value}` ({e.rerun_source})", e.why, rows, rerun]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
@@ -333,7 +463,11 @@ def register_summary(entries: Sequence[Entry]) -> str:
     """The register in short (README): setting, default, rerun value, why it changed."""
     lines = ["| setting | default | rerun with | why it changed |", "|---|---|---|---|"]
     for e in entries:
-        rerun = {"pending": f"`{e.rerun_value}` (pending)", "none": "no rerun needed"}.get(e.kind, f"`{e.rerun_value}`")
+        rerun = {
+            "pending": f"`{e.rerun_value}` (pending)",
+            "none": "no rerun needed",
+            "profile": f"`{e.rerun_value}` ({e.rerun.get('profile')} profile only)",
+        }.get(e.kind, f"`{e.rerun_value}`")
         lines.append(f"| `{e.config}` | `{e.default}` | {rerun} | {_cell(e.why)} |")
     return "\n".join(lines) + "\n"
 

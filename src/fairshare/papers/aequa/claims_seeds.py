@@ -20,7 +20,9 @@ __all__ = ["NAN_PEARSON", "is_rho", "open_settings", "placed", "seed_mean", "see
 # fairshare.metrics.numerically_constant): the reward carries no information about the contribution, so on its seed
 # it counts as no correlation, 0 (not as -1, an anti-correlation no method showed, which would also inflate the
 # seed-to-seed spread). A NaN method thus loses to any positive correlation on that seed and beats any negative one.
-# Chosen before any run of issue 26; issue 42 applies it to every rho column (is_rho), pearson_joined included.
+# It replaced -1 (commit bccb4b4, a minute before 09bc0ed in the same merge of issue 26); the history does not show
+# whether a run was seen in between, so it is a registered tuned setting (workflow/tuned_settings.yaml, aequa_nan_rho).
+# Issue 42 applies it to every rho column (is_rho), pearson_joined included.
 NAN_PEARSON = 0.0
 
 Seeds = Mapping[object, float]  # seed -> value

@@ -143,7 +143,8 @@ def _fedavg_step(ctx: Context):
 
 
 def _fedavg_ft_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
-    """FedAvg's global model, fine-tuned by every client on its own data (the rewards)."""
+    """FedAvg's global model, fine-tuned by every client on its own data (the rewards), at the clients' initial
+    learning rate (a fresh optimizer, as IAFL's code) or, with ``finetune_lr: last_round``, the last round's."""
     from fairshare.learning import baselines
 
     st = ctx.st
@@ -155,7 +156,7 @@ def _fedavg_ft_rewards(ctx: Context, state: dict, rounds_done: int) -> dict:
         ctx.settings.finetune_epochs,
         st.order_rng,
         rounds_done,
-        lr_at=st.lr_at,
+        lr_at=st.lr_at if ctx.settings.finetune_lr == "last_round" else None,
         executor=st.executor,
     )
     return {"global_acc": st.acc(state), "reward_acc": [st.acc(x) for x in tuned]}

@@ -235,6 +235,7 @@ class AequaSettings:
     allocation: Allocation
     width_reward_normalization: str
     finetune_epochs: int  # FedAvg-FT's local fine-tuning
+    finetune_lr: str  # FedAvg-FT's fine-tuning rate: "initial" (train.lr) or "last_round" (the schedule's last rate)
     cgsv: Cgsv
     iafl: Iafl
     cgs_ddof: int
@@ -248,6 +249,7 @@ class AequaSettings:
             "allocation": Allocation(**_fields(Allocation, block["allocation"])),
             "width_reward_normalization": block["width_reward"]["normalization"],
             "finetune_epochs": block["fedavg_ft"]["finetune_epochs"],
+            "finetune_lr": block["fedavg_ft"]["finetune_lr"],
             "cgsv": Cgsv(**_fields(Cgsv, block["cgsv"])),
             "iafl": Iafl(**_fields(Iafl, block["iafl"])),
             "tables": Tables.from_block(block),
