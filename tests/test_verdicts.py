@@ -271,3 +271,13 @@ def test_detectable_ratio_of_the_f_test():
     # the true ratio found with 80 % probability: an observed ratio is the true one times an F(4, 4) variable
     r = float(v.detectable_ratio(5, 5).split("true ratio of ")[1].split(" ")[0])
     assert r == pytest.approx(0.1041 / 2.4826, rel=1e-2)  # F(0.80; 4, 4) = 2.4826
+
+
+def test_the_reasons_a_statement_stays_open_are_given_once():
+    unclear = v.higher(v.interval([0.05, -0.05, 0.01, -0.01]))
+    against = v.higher(v.interval([-0.05, -0.02, -0.04, -0.01]))  # p = 0.023: differs alone, not after Holm
+    inner = v.every({"x": unclear, "y": against, "z": unclear})
+    outer = v.every({"s1": inner, "s2": inner})
+    assert outer.status == v.INCONCLUSIVE
+    reasons = outer.why.split("; ")
+    assert len(reasons) == len(set(reasons)) and "seed noise: the interval includes no effect" in reasons

@@ -404,9 +404,9 @@ def _detail(verdicts: Mapping[str, Verdict], what: str) -> str:
 
 
 def _open(verdicts: Mapping[str, Verdict]) -> str:
-    """Why a statement over settings stays open: the reasons of its inconclusive settings."""
-    reasons = sorted({v.why for v in verdicts.values() if v.status == INCONCLUSIVE and v.why})
-    return "; ".join(reasons)
+    """Why a statement over settings stays open: the reasons of its inconclusive settings, each once."""
+    whys = (v.why for v in verdicts.values() if v.status == INCONCLUSIVE and v.why)
+    return "; ".join(sorted({reason for why in whys for reason in why.split("; ")}))
 
 
 def _trend(per_seed: Mapping[float, Mapping[object, float]], rising: bool, digits: int) -> Verdict:
