@@ -267,6 +267,7 @@ def test_every_row_an_entry_touches_gets_a_sensitivity_cell():
         ("inconclusive", "differs", ("", ""), "x=1: contradicted: differs (default inconclusive)"),
         ("match", "inconclusive", ("", ""), "x=1: inconclusive (default match)"),
         ("match", "match", ("", ""), "x=1: match (as default)"),
+        ("not run in this profile", "not run in this profile", ("", ""), "x=1: not run in this profile"),
         (
             "differs",
             "differs",

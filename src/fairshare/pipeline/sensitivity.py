@@ -382,7 +382,9 @@ def compare(label: str, default: str, rerun: str, default_interval: str = "", re
                 f"{label}: contradicted on more comparisons: differs on {ours[2]} of {ours[4]} "
                 f"(default {theirs[2]} of {theirs[4]})"
             )
-        return f"{label}: {rerun} (as default)"
+        return (
+            f"{label}: {rerun} (as default)" if rerun in ("match", "differs", "inconclusive") else f"{label}: {rerun}"
+        )
     if {default, rerun} == {"match", "differs"}:
         return f"{label}: reverses: {rerun} (default {default})"
     if rerun == "differs" and default == "inconclusive":
