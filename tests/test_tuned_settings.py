@@ -60,15 +60,42 @@ def test_a_profile_that_overrides_the_setting_runs_no_rerun():
     assert not tuned.applies(entries["aequa_rounds"], TEST)  # the test profile trains 3 rounds
     assert not tuned.applies(entries["aequa_synthetic_features"], TEST)  # no synthetic Aequa task there
     assert not tuned.applies(entries["auctions_nearly_same_tolerance"], DEFAULT)  # decides nothing: no rerun
-    # the multi-model FL entries rerun (issue 38): none is pending any more
-    assert all(tuned.applies(entries[i], DEFAULT) for i in ("mmfl_fidelity", "mmfl_exp1_active_rate"))
-    assert not tuned.pending_here(entries["mmfl_fidelity"], DEFAULT)
+    # the multi-model FL entries rerun (issue 38): none is pending any more; the costly ones in a profile without a
+    # per-rerun budget (the paper and CPU-scale profiles)
+    assert tuned.applies(entries["mmfl_exp1_active_rate"], DEFAULT)
+    assert tuned.applies(entries["mmfl_fidelity"], {**DEFAULT, "limits": {"sensitivity_rerun_minutes": None}})
     assert tuned.applies(entries["mmfl_exp1_active_rate"], TEST)  # the test profile's exp1 keeps 0.5
     assert not tuned.applies(entries["mmfl_exp3_active_rate"], TEST)  # it has no fifth experiment
     # a setting whose paper value runs in another profile says so where this profile keeps the tuned value
     assert tuned.pending_here(entries["mmfl_exp1_samples"], DEFAULT)
     assert not tuned.applies(entries["mmfl_exp1_samples"], DEFAULT)
-    assert all(tuned.applies(e, DEFAULT) for e in entries.values() if e.kind not in ("pending", "none", "profile"))
+    unlimited = {**DEFAULT, "limits": {}}
+    assert all(tuned.applies(e, unlimited) for e in entries.values() if e.kind not in ("pending", "none", "profile"))
+
+
+def test_a_rerun_over_the_profiles_budget_is_not_run_and_its_rows_say_what_it_costs():
+    entries = {e.id: e for e in tuned.load_register(config=DEFAULT)}
+    cap = DEFAULT["limits"]["sensitivity_rerun_minutes"]
+    costly, cheap = entries["mmfl_fidelity"], entries["mmfl_exp1_active_rate"]
+    assert costly.minutes > cap >= cheap.minutes
+    assert not tuned.applies(costly, DEFAULT) and tuned.pending_here(costly, DEFAULT)
+    assert tuned.applies(cheap, DEFAULT) and not tuned.pending_here(cheap, DEFAULT)
+    # a profile that changes the setting itself says nothing about its rerun, budget or not
+    faithful = {**DEFAULT, "mmfl": {**DEFAULT["mmfl"], "fidelity": "faithful"}}
+    assert not tuned.pending_here(costly, faithful)
+    card = pd.DataFrame([_row("mmfl", "Table II", "x")])
+    out = tuned.with_sensitivity(card, [costly], {}, [costly.id])
+    assert f"about {costly.minutes:g} CPU-minutes at the reference machine" in out["sensitivity"].iloc[0]
+    # the profiles that run every rerun
+    for profile in ("paper", "cpu_scale"):
+        layered = (
+            load_config(
+                REPO / "config" / "config.yaml", REPO / "config" / "paper.yaml", REPO / "config" / f"{profile}.yaml"
+            )
+            if profile == "cpu_scale"
+            else load_config(REPO / "config" / "config.yaml", REPO / "config" / "paper.yaml")
+        )
+        assert layered["limits"]["sensitivity_rerun_minutes"] is None
 
 
 def _row(paper, artifact, claim, status="match"):

@@ -36,6 +36,7 @@ __all__ = [
     "mmfl_outputs",
     "mmfl_rerun",
     "mmfl_summarize",
+    "over_budget",
     "overridden",
     "pending_here",
     "register_summary",
@@ -70,6 +71,7 @@ class Entry:
     why: str
     rows: tuple[dict, ...]
     rerun: dict
+    minutes: float | None = None  # the rerun's estimated CPU-minutes at the reference machine (default profile)
 
     @property
     def kind(self) -> str:
@@ -157,11 +159,18 @@ def load_register(path: str | Path = REGISTER, config: Mapping[str, Any] | None 
     return entries
 
 
+def over_budget(entry: Entry, config: Mapping[str, Any]) -> bool:
+    """Whether ``entry``'s rerun costs more than this profile's ``limits.sensitivity_rerun_minutes`` (both for the
+    reference machine): the budget, fixed before any rerun ran, decides which reruns a profile holds, never a result."""
+    cap = (config.get("limits") or {}).get("sensitivity_rerun_minutes")
+    return cap is not None and entry.minutes is not None and entry.minutes > cap
+
+
 def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
-    """Whether this profile runs ``entry``'s rerun: it has one (not pending, none or another profile's), the profile
-    keeps the tuned value, and (Aequa) it trains the datasets and partitions the rerun names (multi-model FL: the
-    experiments)."""
-    if entry.kind in ("pending", "none", "profile"):
+    """Whether this profile runs ``entry``'s rerun: it has one (not pending, none or another profile's), within the
+    profile's per-rerun budget (:func:`over_budget`), the profile keeps the tuned value, and (Aequa) it trains the
+    datasets and partitions the rerun names (multi-model FL: the experiments)."""
+    if entry.kind in ("pending", "none", "profile") or over_budget(entry, config):
         return False
     try:
         if lookup(config, entry.config) != entry.default:
@@ -181,12 +190,13 @@ def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
 
 
 def pending_here(entry: Entry, config: Mapping[str, Any]) -> bool:
-    """Whether a pending entry's rows say "rerun pending" in this profile (or, kind ``profile``, that the paper's value
-    runs in another profile): it holds the tuned value (a profile without the key, e.g. fewer multi-model FL
+    """Whether a pending entry's rows say "rerun pending" in this profile (kind ``profile``: that the paper's value
+    runs in another profile; a rerun over this profile's budget: that it is not run here and what it costs): it holds
+    the tuned value (a profile without the key, e.g. fewer multi-model FL
     experiments, does not; a pending setting that is no config key yet is hard-coded, so every profile running its
     paper holds it)."""
     if entry.kind not in ("pending", "profile"):
-        return False
+        return over_budget(entry, config) and applies(entry, {**config, "limits": {}})
     try:
         return lookup(config, entry.config) == entry.default
     except KeyError:
@@ -398,6 +408,11 @@ def _verdict(entry: Entry, rerun: pd.DataFrame | None, row: Mapping[str, str], p
     if entry.kind == "profile":
         where = entry.rerun["profile"]
         return f"{entry.label}: runs in the {where} profile only, not rerun here" if entry.id in pending else ""
+    if entry.id in pending:
+        return (
+            f"{entry.label}: not rerun in this profile: about {entry.minutes:g} CPU-minutes at the reference machine, "
+            "over its limits.sensitivity_rerun_minutes (run it with that limit raised)"
+        )
     if rerun is None:
         return ""
     key = [row[c] for c in ROW_KEY]
