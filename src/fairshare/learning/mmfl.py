@@ -136,13 +136,13 @@ def build_task(
     :data:`fairshare.learning.models.MODELS`) with ``fidelity``'s quirks (default: none, ``FIDELITY["corrected"]``)
     initialised from ``torch.manual_seed(init_seed)``. ``mask_absent``: set the outputs of the classes a client lacks to
     ``fidelity.absent_class_fill`` before the loss (the authors do so in their non-iid experiments)."""
-    x, y = to_tensors(dataset.x_train, dataset.y_train, device)
     test_indices = np.arange(len(dataset.y_test)) if test_indices is None else test_indices
     xt, yt = to_tensors(dataset.x_test[test_indices], dataset.y_test[test_indices], device)
     clients = []
     for ix, counts in zip(partition.client_indices, partition.counts):
-        rows = torch.as_tensor(ix, device=device)
-        clients.append(ClientData(x[rows], y[rows], torch.as_tensor(counts > 0, device=device)))
+        # only the clients' samples are converted (elementwise, so the same values as converting the whole split)
+        x, y = to_tensors(dataset.x_train[np.asarray(ix)], dataset.y_train[np.asarray(ix)], device)
+        clients.append(ClientData(x, y, torch.as_tensor(counts > 0, device=device)))
     settings = dataclasses.replace(settings, absent_class_fill=fidelity.absent_class_fill if mask_absent else None)
     torch.manual_seed(init_seed)
     net = build_model(

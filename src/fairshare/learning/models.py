@@ -34,6 +34,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from fairshare.learning.kernels import max_pool2
+
 __all__ = ["MnistCNN", "PreActResNet18", "SmallCNN", "MLP", "MODELS", "build_model"]
 
 
@@ -57,10 +59,10 @@ class MnistCNN(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.faithful:  # conv -> pool -> conv -> pool -> FC -> FC -> ReLU -> softmax (fed to cross-entropy)
-            x = F.max_pool2d(self.conv2(F.max_pool2d(self.conv1(x), 2)), 2)
+            x = max_pool2(self.conv2(max_pool2(self.conv1(x))))
             return F.softmax(F.relu(self.fc2(self.fc1(x.flatten(1)))), dim=1)
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = F.relu(max_pool2(self.conv1(x)))  # = pool(relu(x)) bit for bit (tested), on 4x fewer entries
+        x = F.relu(max_pool2(self.conv2(x)))
         return self.fc2(F.relu(self.fc1(x.flatten(1))))
 
 

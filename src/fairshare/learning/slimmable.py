@@ -19,6 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from fairshare.learning.kernels import max_pool2
+
 __all__ = [
     "units",
     "SlimmableLinear",
@@ -265,7 +267,7 @@ class SlimmableCNN(nn.Module):
             x = conv(x)
             if self.norms is not None:
                 x = self.norms[i](x)
-            x = F.max_pool2d(F.relu(x), 2)
+            x = F.relu(max_pool2(x))  # pool(relu(x)) bit for bit (tested), on 4x fewer entries
         return self.fc2(F.relu(self.fc1(x)))
 
 
