@@ -109,8 +109,8 @@ def test_test_profile_runs_every_rule_end_to_end(test_profile_run, tmp_path):
     }
     edited_name = next(p["name"] for p in edited if p["scheme"] == "quantity_skew")
     assert runs and all(f"/{edited_name}/" in r for r in runs), sorted(runs)
-    # Editing one multi-model FL experiment's rounds retrains multi-model FL only (no Exp 6, no Aequa): under the
-    # default `runs_per_job` (`all`) its one job, which trains every run.
+    # Editing one multi-model FL experiment's rounds retrains that experiment only (no other experiment, no Exp 6, no
+    # Aequa): under the default `runs_per_job` (`all`) its one job, which trains every run of that experiment.
     experiments = yaml.safe_load((wd / "config" / "test.yaml").read_text())["mmfl"]["experiments"]
     changed = [dict(e, rounds=e["rounds"] + 1) if i == 0 else e for i, e in enumerate(experiments)]
     (wd / "edit.yaml").write_text(yaml.safe_dump({"mmfl": {"experiments": changed}}))
@@ -121,7 +121,7 @@ def test_test_profile_runs_every_rule_end_to_end(test_profile_run, tmp_path):
         if len(parts) == 2 and parts[1].isdigit()
     }
     trained = {rule for rule in counts if rule.startswith(("mmfl_run", "auctions_exp6", "aequa_", "payoff_flows_val"))}
-    assert trained == {"mmfl_run"}, counts
+    assert trained == {f"mmfl_run_{experiments[0]['name']}"}, counts
 
 
 def test_paper_profile_builds_its_whole_dag(tmp_path):
@@ -200,7 +200,10 @@ def test_slurm_dry_run_plans_the_downloads_as_local_jobs(tmp_path, configfiles):
     out = _run(["-n", "--profile", "profiles/slurm", "--configfile", *configfiles, "--quiet", "rules"], wd)
     assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
     planned = set(re.findall(r"^(\w+)\s+\d+$", out.stdout, re.M))
-    assert {"dataset", "aequa_femnist_data", "mmfl_run"} <= planned, sorted(planned)
+    # the paper profile's one job per run (rule mmfl_run); the smoke profile's one job per experiment (mmfl_run_exp1, ...)
+    assert {"dataset", "aequa_femnist_data"} <= planned and any(r.startswith("mmfl_run") for r in planned), sorted(
+        planned
+    )
     parsed = subprocess.run(
         [sys.executable, "-c", LOCAL_RULES_SCRIPT, *configfiles], cwd=wd, capture_output=True, text=True, timeout=300
     )

@@ -50,8 +50,9 @@ rule auctions:
 
 
 # Experiment 6: the recruited clients of each recruitment file (written by rule `auctions`) train two tasks with
-# FedFairMMFL; a run is one (mechanism, seed), runs_per_job (auctions) of them per job.
-for _job in training_rules("auctions", "auctions_exp6", AU6_RUNS):
+# FedFairMMFL; a run is one (mechanism, seed), runs_per_job (auctions) of them per job, one mechanism per job at most
+# (the mechanisms' jobs share the cores; docs/budgets.md).
+for _job in training_rules("auctions", "auctions_exp6", AU6_RUNS, together=lambda run: run["mechanism"]):
 
     rule:
         """FedFairMMFL on the recruits of the runs of one job, one after another, checkpointing every round."""
