@@ -490,3 +490,82 @@ def report_captions_spec():
     """The JSON file telling `fairshare report captions` each item's caption fields."""
     spec = [caption_entry(item_id) for item_id in REPORT_ENTRIES]
     return content_file(json.dumps(spec, indent=1, default=str), "report-captions", ".json")
+
+
+# A sensitivity rerun of multi-model FL / Exp 6 (rules in sensitivity.smk; Snakemake lints a file that mixes rules
+# and functions, so the helper lives here; it reads the globals mmfl.smk and sensitivity.smk define, at call time).
+def sensitivity_mmfl_job(entry, root):
+    """(outputs, inputs, shell commands, claims CSV) of one multi-model FL / Exp 6 rerun."""
+    changed = tuned.rerun_config(config, entry)
+    block = changed["mmfl"]
+    settings_ = MMFLSettings.from_block(block)
+    if {(r.experiment, r.label, r.seed) for r in settings_.runs()} != set(MMFL_RUNS):
+        sys.exit(f"workflow/tuned_settings.yaml: '{entry.id}' changes which multi-model FL runs exist; not supported")
+    runs = tuned.mmfl_rerun(entry, MMFL_FILES)
+    main_runs = [mmfl_run_file(r, ".csv") for r in MMFL_FILES]
+    new_runs = {mmfl_run_file(r, ".csv"): tuned.mmfl_file(root, r, ".csv") for r in runs}
+    experiments = sorted({r["experiment"] for r in runs})
+    tasks = {e: settings_.experiment(e).tasks for e in experiments}
+    cfgs = {
+        e: cfg_file(
+            {
+                "seed": config["seed"],
+                "device": config["device"],
+                "mmfl": {**block, "experiments": [x for x in block["experiments"] if x["name"] == e]},
+            }
+        )
+        for e in experiments
+    }
+    chosen = {(r.experiment, r.label, str(r.seed)): (r.method, r.alpha) for r in MMFL_RUNS.values()}
+    commands = tuned.mmfl_commands(
+        runs,
+        chosen,
+        {e: [f"{t}={dataset_file(t)}" for t in tasks[e]] for e in experiments},
+        cfgs,
+        root,
+        CHECKPOINTS,
+    )
+    inputs = sorted({dataset_file(t) for e in experiments for t in tasks[e]})
+    outputs, claims = [], []
+    if entry.kind in ("mmfl", "mmfl_claims"):
+        commands.append(
+            tuned.mmfl_summarize(root, main_runs, new_runs, cfg_file({"seed": config["seed"], "mmfl": block}))
+        )
+        inputs += [q for p in main_runs if p not in new_runs for q in (p, check_file(p))]
+        outputs += tuned.mmfl_outputs(root, runs)
+        outputs += [check_file(p) for p in new_runs.values()] + [check_file(f"{root}/mmfl/claims.csv")]
+        claims.append(f"{root}/mmfl/claims.csv")
+    if entry.kind == "exp6_claims" or entry.rerun.get("exp6"):
+        main6 = [exp6_file(f"{AU_RESULTS}/exp6", r, ".csv") for r in AU6_RUNS]
+        runs6 = main6
+        if entry.rerun.get("exp6"):
+            runs6 = [exp6_file(f"{root}/auctions/exp6", r, ".csv") for r in AU6_RUNS]
+            training = {k: block[k] for k in MMFL_TRAINING_KEYS}
+            cfg6 = cfg_file(
+                {"seed": config["seed"], "device": config["device"], "mmfl": training, "auctions": {"exp6": AU6}}
+            )
+            recruitment = [exp6_file(AU6_RECRUIT, r, ".json") for r in AU6_RUNS]
+            commands.append(
+                f"auctions exp6 --recruitment {' '.join(recruitment)}"
+                f" --datasets {' '.join(f'{t}={dataset_file(t)}' for t in AU6['tasks'])}"
+                f" --output {' '.join(runs6)}"
+                f" --checkpoint {' '.join(exp6_file(f'{CHECKPOINTS}/sensitivity/{entry.id}/auctions/exp6', r, '.pt') for r in AU6_RUNS)}"
+                f" --cfg {cfg6}"
+            )
+            inputs += recruitment + [check_file(p) for p in recruitment] + [dataset_file(t) for t in AU6["tasks"]]
+            outputs += runs6 + [check_file(p) for p in runs6]
+        else:
+            inputs += main6 + [check_file(p) for p in main6]
+        out6 = f"{root}/auctions"
+        commands.append(
+            f"auctions figure7c {' '.join(runs6)} --summary {out6}/exp6_summary.csv --claims {out6}/exp6_claims.csv"
+            f" --output {out6}/fig7c --cfg {cfg_file({'auctions': changed['auctions']})}"
+        )
+        outputs += [f"{out6}/exp6_summary.csv", f"{out6}/fig7c.png", f"{out6}/fig7c.pdf"]
+        outputs += [f"{out6}/exp6_claims.csv", check_file(f"{out6}/exp6_claims.csv")]
+        claims.append(f"{out6}/exp6_claims.csv")
+    if len(claims) > 1:
+        commands.append(f"sensitivity join-claims --output {root}/claims.csv {' '.join(claims)}")
+        outputs += [f"{root}/claims.csv", check_file(f"{root}/claims.csv")]
+        claims = [f"{root}/claims.csv"]
+    return outputs, sorted(set(inputs)), commands, claims[0]

@@ -20,4 +20,5 @@ __all__ = [
     "resources",
     "sensitivity",
     "verdicts",
+    "yardstick",
 ]
