@@ -22,7 +22,9 @@ STRAY_TEMPORARY = re.compile(r"^\.[^/]+\.[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
 # Every output is compared byte for byte, the HTML report included (its job times are dropped: fairshare.pipeline.html_report).
 NOT_BYTE_COMPARED: set[str] = set()
 # The training rules (`snakemake --list-rules`): every job that trains, checkpoints and resumes.
-TRAINING_RULE = re.compile(r"\w+_run(_\w+)?|auctions_exp6(_\w+)?|payoff_flows_valuate_\d+|sensitivity_aequa")
+TRAINING_RULE = re.compile(
+    r"\w+_run(_\w+)?|auctions_exp6(_\w+)?|payoff_flows_valuate_\d+|sensitivity_aequa|sensitivity_mmfl_\w+"
+)
 
 UV_STAND_IN = """#!/bin/sh
 # Stands in for uv so that ./run runs inside the test's environment: `uv sync` has nothing to do here,
