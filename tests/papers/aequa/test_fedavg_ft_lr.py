@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from fairshare.cli import main
 from tests.conftest import REPO
@@ -24,16 +23,6 @@ def _cfg(finetune_lr: str) -> str:
     aequa["train"] = {**aequa["train"], "rounds": {"default": 4}}
     aequa["fedavg_ft"] = {**aequa["fedavg_ft"], "finetune_lr": finetune_lr}
     return json.dumps({"seed": 5, "device": "cpu", "aequa": aequa})
-
-
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory) -> Path:
-    from fairshare import seeding
-    from fairshare.data.datasets import build_dataset, save_cache
-
-    path = tmp_path_factory.mktemp("aequa_fedavg_ft") / "digits.npz"
-    save_cache(build_dataset("digits", rng=seeding.generator(5, "dataset")), path)
-    return path
 
 
 def _fedavg_ft(tmp: Path, digits: Path, finetune_lr: str) -> dict:

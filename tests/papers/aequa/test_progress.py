@@ -7,8 +7,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from fairshare.cli import main
 from fairshare.learning import rounds
 from fairshare.learning.progress import Progress
@@ -27,16 +25,6 @@ def _cfg() -> str:
     )
     aequa["train"] = {**aequa["train"], "rounds": {"default": 3}}
     return json.dumps({"seed": 5, "device": "cpu", "aequa": aequa})
-
-
-@pytest.fixture(scope="module")
-def digits(tmp_path_factory) -> Path:
-    from fairshare import seeding
-    from fairshare.data.datasets import build_dataset, save_cache
-
-    path = tmp_path_factory.mktemp("aequa_progress") / "digits.npz"
-    save_cache(build_dataset("digits", rng=seeding.generator(5, "dataset")), path)
-    return path
 
 
 def _job(tmp: Path, digits: Path, tag: str) -> dict[str, dict]:
