@@ -28,9 +28,10 @@ def test_smoke_profile_plans_every_rule_of_the_paper_profile(tmp_path):
     wd = workflow_copy(tmp_path)
     paper = _planned_rules(wd, ["--configfile", "config/paper.yaml"])
     # the smoke profile groups a paper's runs (runs_per_job): one job per experiment / mechanism of the same rule,
-    # e.g. mmfl_run_exp1 for the paper profile's per-run mmfl_run
+    # e.g. mmfl_run_exp1 for the paper profile's per-run mmfl_run; the longest prefix wins (auctions_exp6_greedy is
+    # auctions_exp6's job, not that of a shorter rule name such as auctions_exp6's own prefix)
     smoke = {
-        next((p for p in paper if rule.startswith(f"{p}_") and rule not in paper), rule)
+        max((p for p in paper if rule.startswith(f"{p}_") and rule not in paper), key=len, default=rule)
         for rule in _planned_rules(wd, SMOKE)
     }
     assert paper - PAPER_ONLY_RULES <= smoke, sorted(paper - PAPER_ONLY_RULES - smoke)
