@@ -396,6 +396,22 @@ def scale_inputs(wildcards):
 # report.smk: the scorecard and the HTML report.
 
 
+def seeds_run_arguments(wildcards):
+    """KEY=N for each config key of the seed plan (workflow/seed_plan.yaml): the seeds this run gave it, whether the
+    plan set them or the config did (`fairshare report scorecard --seeds-run`)."""
+    from fairshare.pipeline.seed_plan import load_plan
+
+    keys = sorted({group.config for group in load_plan(Path(workflow.basedir, "workflow", "seed_plan.yaml")).groups})
+    found = {}
+    for key in keys:
+        node = config
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, int):
+            found[key] = node
+    return " ".join(f"{key}={n}" for key, n in found.items())
+
+
 def config_summary(paper):
     """The scalar settings of a paper's config block (its seeds, rounds, epochs, dataset...), for the caption."""
     block = config.get(paper)

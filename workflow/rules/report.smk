@@ -72,6 +72,7 @@ rule scorecard:
         reasons="workflow/known_reasons.yaml",
         register="workflow/tuned_settings.yaml",
         paper_effects="workflow/paper_effects.yaml",
+        seed_plan="workflow/seed_plan.yaml",
         sensitivity=list(SENSITIVITY_CLAIMS.values()),
         sensitivity_check=[check_file(p) for p in SENSITIVITY_CLAIMS.values()],
     output:
@@ -86,11 +87,12 @@ rule scorecard:
         cfg=lambda w: cfg_json("profile", "smoke"),
         sensitivity=" ".join(f"{i}={p}" for i, p in SENSITIVITY_CLAIMS.items()),
         pending=" ".join(SENSITIVITY_PENDING),
+        seeds_run=seeds_run_arguments,
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
         " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --verdicts {output.verdicts}"
         " --reasons {input.reasons} --register {input.register} --sensitivity {params.sensitivity}"
-        " --paper-effects {input.paper_effects}"
+        " --paper-effects {input.paper_effects} --seed-plan {input.seed_plan} --seeds-run {params.seeds_run}"
         " --pending {params.pending}"
         " --cfg {params.cfg} > {log} 2>&1"
 

@@ -9,6 +9,7 @@ from fairshare.errors import UserError
 from fairshare.io import write_csv, write_json, write_text
 from fairshare.pipeline import report
 from fairshare.pipeline.commands_shared import cfg_argument, section
+from fairshare.pipeline.seed_plan import fill_from_pilot, load_plan
 
 __all__ = [
     "GROUP",
@@ -19,6 +20,7 @@ __all__ = [
     "readme_numbers",
     "register",
     "scorecard",
+    "seed_plan",
     "verdict_table",
 ]
 
@@ -56,8 +58,30 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a register entry and its rerun's claims CSV: the `sensitivity` column (needs --register)",
     )
     p.add_argument("--pending", nargs="*", default=[], help="register entries whose rows read 'rerun pending' here")
+    p.add_argument(
+        "--seed-plan",
+        help="the seed plan (workflow/seed_plan.yaml): a row whose group asks for more seeds than --seeds-run gives "
+        "reads underpowered (needs --paper-effects)",
+    )
+    p.add_argument(
+        "--seeds-run",
+        nargs="*",
+        default=[],
+        metavar="KEY=N",
+        help="the seeds this run gave each config key of the plan",
+    )
     cfg_argument(p)
     p.set_defaults(func=scorecard)
+
+    p = sub.add_parser(
+        "seed-plan",
+        help="fill workflow/seed_plan.yaml from the pilot's scorecard: each group's per-seed SD and the seeds it needs",
+    )
+    p.add_argument("pilot", help="the pilot's results/scorecard.csv (config/pilot.yaml, run in a clone of its own)")
+    p.add_argument("--plan", default="workflow/seed_plan.yaml", help="the plan to fill (workflow/seed_plan.yaml)")
+    p.add_argument("--pilot-config", default="config/pilot.yaml", help="the pilot's config file (config/pilot.yaml)")
+    p.add_argument("--commit", default="", help="the commit the pilot ran (its clone's git HEAD)")
+    p.set_defaults(func=seed_plan)
 
     p = sub.add_parser("verdict-table", help="one row per training statement, its verdict on each profile side by side")
     p.add_argument(
@@ -118,7 +142,9 @@ def scorecard(args: argparse.Namespace) -> None:
     if args.paper_effects:
         from fairshare.pipeline import yardstick
 
-        card = yardstick.with_yardstick(card, yardstick.load_effects(args.paper_effects))
+        plan = load_plan(args.seed_plan) if args.seed_plan else None
+        seeds_run = {key: int(n) for key, _, n in (item.partition("=") for item in args.seeds_run)}
+        card = yardstick.with_yardstick(card, yardstick.load_effects(args.paper_effects), plan, seeds_run)
     if section(args, "smoke"):
         card = report.mark_smoke(card)
     summary = report.summarize(card)
@@ -131,6 +157,35 @@ def scorecard(args: argparse.Namespace) -> None:
     for path in args.paper_metrics:
         paper = Path(path).stem
         write_json(path, summary["papers"].get(paper, {s: 0 for s in report.STATUSES}), check=False)
+
+
+def seed_plan(args: argparse.Namespace) -> None:
+    """Fill the plan's pilot columns (the groups, targets and caps stay as written before the pilot)."""
+    import pandas as pd
+    import yaml
+
+    pilot_config = yaml.safe_load(Path(args.pilot_config).read_text()) or {}
+    provenance = {
+        "config": args.pilot_config,
+        "root_seed": pilot_config.get("seed"),
+        "commit": args.commit,
+        "scorecard": args.pilot,
+    }
+    try:
+        card = pd.read_csv(args.pilot, keep_default_na=False)
+    except OSError as exc:
+        raise UserError(
+            f"{args.pilot}: cannot read the pilot's scorecard ({exc.strerror}); run the pilot first"
+        ) from None
+    filled = fill_from_pilot(args.plan, card, provenance)
+    header = "".join(line for line in Path(args.plan).read_text().splitlines(keepends=True) if line.startswith("#"))
+    write_text(args.plan, header + yaml.safe_dump(filled, sort_keys=False, width=120, allow_unicode=True))
+    plan = load_plan(args.plan)
+    for group in plan.groups:
+        print(
+            f"{group.name}: pilot SD {group.pilot_sd:.4g} over {group.pilot_intervals} intervals, target "
+            f"{group.target:g} -> {group.required or 'more than 200'} seeds"
+        )
 
 
 def _with_sensitivity(card, register: str, specs: list[str], pending: list[str]):

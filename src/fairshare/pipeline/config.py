@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from fairshare.errors import UserError
+from fairshare.pipeline import seed_plan
 
 __all__ = [
     "SCHEMA_DIR",
@@ -372,6 +373,10 @@ def validate_config(
     check_blocks(sources)
     filled = copy.deepcopy(dict(config))
     try:
+        try:
+            seed_plan.resolve_seeds(filled)  # a seed count `plan` reads workflow/seed_plan.yaml (issue 42)
+        except UserError as exc:
+            raise ConfigError(str(exc)) from None
         errors = list(_validator()(schema).iter_errors(filled))
         if errors:
             from jsonschema.exceptions import best_match

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from fairshare.errors import UserError
+from fairshare.pipeline.seed_plan import MOST_SEEDS, Group, SeedPlan
 from fairshare.pipeline.verdicts import DIFFERS, INCONCLUSIVE, MATCH, NOT_RUN, Verdict
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "kind_of",
     "load_effects",
     "parse_decision",
+    "short_of_plan",
     "with_yardstick",
 ]
 
@@ -197,11 +199,34 @@ def kind_of(status: str, yardstick: str) -> str:
     return UNDERPOWERED if yardstick.startswith(UNDERPOWERED) else OTHER
 
 
-def with_yardstick(card: pd.DataFrame, entries: Sequence[tuple[str, str, str, PaperEffect]]) -> pd.DataFrame:
+def short_of_plan(kind: str, group: Group | None, seeds_run: int | None, mde: str = "") -> str:
+    """An :data:`OTHER` ``yardstick`` cell as :data:`UNDERPOWERED` when the row's seed-plan group asks for more seeds
+    than the profile ran (its budget's cap, :mod:`fairshare.pipeline.seed_plan`); any other cell as it is."""
+    if not kind.startswith(OTHER) or group is None or seeds_run is None:
+        return kind
+    if group.required is not None and seeds_run >= group.required:
+        return kind
+    asks = f"{group.required}" if group.required is not None else f"more than {MOST_SEEDS}"
+    power = f"; MDE {mde}" if mde else ""
+    return (
+        f"{UNDERPOWERED}: the seed plan asks for {asks} seeds to detect {group.target:g} ({group.name}, pilot SD "
+        f"{group.pilot_sd:.3g}); this run has {seeds_run}{power}"
+    )
+
+
+def with_yardstick(
+    card: pd.DataFrame,
+    entries: Sequence[tuple[str, str, str, PaperEffect]],
+    plan: SeedPlan | None = None,
+    seeds_run: Mapping[str, int] | None = None,
+) -> pd.DataFrame:
     """``card`` with the ``paper_effect`` and ``yardstick`` columns on its comparisons (rows with a ``decision``);
-    empty on the other rows. Statuses are left as computed."""
+    empty on the other rows. Statuses are left as computed. With a seed ``plan`` (after its pilot) and the seeds this
+    run gave each config key, an otherwise unexplained inconclusive row of a group the run gave fewer seeds than the
+    plan asks for is :data:`UNDERPOWERED` (:func:`short_of_plan`)."""
     out = card.copy()
     effects, kinds = [], []
+    piloted = plan is not None and all(g.pilot_sd is not None for g in plan.groups)
     for row in out.itertuples(index=False):
         if not row.decision:
             effects.append("")
@@ -209,7 +234,11 @@ def with_yardstick(card: pd.DataFrame, entries: Sequence[tuple[str, str, str, Pa
             continue
         effect = effect_for(entries, row.paper, row.artifact, row.claim)
         effects.append("" if effect is None else effect.text())
-        kinds.append(classify(row.status, parse_decision(row.decision), effect, row.mde))
+        kind = classify(row.status, parse_decision(row.decision), effect, row.mde)
+        if piloted:
+            group = plan.group_of(row.paper, row.artifact, row.claim)
+            kind = short_of_plan(kind, group, (seeds_run or {}).get(group.config) if group else None, row.mde)
+        kinds.append(kind)
     out["paper_effect"], out["yardstick"] = effects, kinds
     return out
 
