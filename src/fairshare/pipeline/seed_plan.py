@@ -220,4 +220,3 @@ def fill_from_pilot(path: str | Path, pilot_card: pd.DataFrame, provenance: Mapp
         entry["required"] = required_seeds(sd, group.target)
     raw["pilot"] = dict(provenance)
     return raw
-
