@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import pytest
 import yaml
@@ -127,7 +129,8 @@ def test_an_affected_row_missing_from_the_rerun_and_a_pending_entry_say_so():
     nearly = _row("auctions", "Figure 7c", "MMFL max-min fair's recruits reach nearly the same minimum accuracy")
     card = pd.DataFrame([ir, nearly])
     chosen = [entries[i] for i in ("aequa_pmin_digits", "aequa_ir_split", "auctions_nearly_same_tolerance")]
-    chosen.append(entries["aequa_nan_rho"])
+    # a pending entry (no register entry is pending now: a copy of one made pending)
+    chosen.append(dataclasses.replace(entries["aequa_nan_rho"], rerun={"kind": "pending", "reason": "x"}))
     reruns = {"aequa_pmin_digits": pd.DataFrame(columns=CLAIM_COLUMNS), "aequa_ir_split": card.iloc[[0]]}
     out = tuned.with_sensitivity(card, chosen, reruns, pending=["aequa_nan_rho"])
     assert list(out["sensitivity"]) == [
@@ -235,6 +238,8 @@ ISSUE_38 = {
     "aequa_scale_clients": 300,
     "aequa_scale_rounds": 30,
     "aequa_fedavg_ft_lr": "initial",
+    "auctions_theorem11_se": "null_hypothesis",
+    "aequa_nan_rho": 0,
 }
 
 
@@ -247,12 +252,8 @@ def test_issue_38_entries_name_config_keys_holding_their_defaults_and_rerun_the_
     assert entries["aequa_pmin_digits"].rerun_value == 0.25 and entries["aequa_pmin_ablation_digits"].rerun_value == 0.1
     assert entries["aequa_rounds"].rerun_value == 50 and entries["aequa_rounds_before"].rerun_value == 20
     assert entries["mmfl_exp2_clients"].rerun_value == 20
-    # pending only where the setting is not a config key yet
-    pending = {e.id for e in entries.values() if e.kind == "pending"}
-    assert pending == {"auctions_theorem11_se", "aequa_nan_rho"}
-    for entry_id in pending:
-        with pytest.raises(KeyError):
-            tuned.lookup(DEFAULT, entries[entry_id].config)
+    # every setting is a config key now: no entry is pending
+    assert not [e.id for e in entries.values() if e.kind == "pending"]
 
 
 def test_fedavg_ft_fine_tunes_at_the_initial_rate_by_default():
@@ -341,3 +342,27 @@ def test_a_multi_model_fl_rerun_retrains_its_experiments_and_summarizes_the_othe
     summarize = tuned.mmfl_summarize(root, main, new, "s.json")
     assert summarize.startswith(f"mmfl summarize {main[0]} {new[main[1]]} {main[2]} ")
     assert f"--claims {root}/mmfl/claims.csv --cfg s.json" in summarize
+
+
+def test_the_claims_only_reruns_of_theorem_11s_standard_error_and_the_nan_rule_run_in_every_profile():
+    """Both were constants of claims modules (pending); as config keys they rerun the claims, no training: Section V's
+    claims with the win rate's own standard error, and the Aequa claims with NaN rho counted as -1."""
+    from fairshare.papers.aequa.settings import AequaSettings
+    from fairshare.papers.auctions.experiment import Settings
+
+    entries = {e.id: e for e in tuned.load_register(config=DEFAULT)}
+    se, nan = entries["auctions_theorem11_se"], entries["aequa_nan_rho"]
+    assert (se.kind, nan.kind) == ("auctions_claims", "aequa_claims")
+    for config in (DEFAULT, TEST):
+        assert tuned.applies(se, config) and tuned.applies(nan, config) and not tuned.pending_here(se, config)
+    assert tuned.aequa_rerun(nan, ["results/aequa/runs/digits/homogeneous/aequa/seed0.json"], "x") == []
+    auctions = Settings.from_block(tuned.rerun_blocks(DEFAULT, se, "auctions")["auctions"])
+    assert auctions.theorem11["standard_error"] == "own"
+    aequa = AequaSettings.from_block(tuned.rerun_blocks(DEFAULT, nan, "aequa")["aequa"])
+    assert aequa.tables.verdicts.nan_rho == -1
+    assert AequaSettings.from_block(DEFAULT["aequa"]).tables.verdicts.nan_rho == 0  # the config itself keeps 0
+    # their rows' cells carry the rerun's verdict beside the default's
+    row = _row("auctions", "Section V-C", "Under the budget-fair auction a user bidding b joins a task")
+    rerun = pd.DataFrame([{**row, "status": "differs"}])
+    out = tuned.with_sensitivity(pd.DataFrame([row]), [se], {se.id: rerun})
+    assert out["sensitivity"].iloc[0] == "auctions.theorem11.standard_error=own: reverses: differs (default match)"

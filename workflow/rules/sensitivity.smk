@@ -121,6 +121,29 @@ for _entry in SENSITIVITY_RUN:
                 " auctions claims --exp5 {output.exp5} --truthfulness {input.truthfulness}"
                 " --corollary10 {input.corollary10} --output {output.claims} --cfg {params.cfg} > {log} 2>&1"
 
+    if _entry.kind == "auctions_claims":
+        SENSITIVITY_CLAIMS[_entry.id] = f"{_root}/auctions/claims.csv"
+
+        rule:
+            """Section V's claims judged with a setting only they read (e.g. Theorem 11's standard-error rule) at its
+            rerun value, on the main run's Exp 5, truthfulness and Corollary 10 results: nothing recomputed."""
+            name:
+                f"sensitivity_{_entry.id}"
+            input:
+                exp5=f"{AU_RESULTS}/exp5.csv",
+                truthfulness=f"{AU_RESULTS}/truthfulness.csv",
+                corollary10=f"{AU_RESULTS}/corollary10.csv",
+            output:
+                claims=f"{_root}/auctions/claims.csv",
+                claims_check=check_file(f"{_root}/auctions/claims.csv"),
+            log:
+                f"logs/sensitivity/{_entry.id}.log",
+            params:
+                cfg=lambda w, e=_entry: cfg_file({"seed": config["seed"], **tuned.rerun_blocks(config, e, "auctions")}),
+            shell:
+                "fairshare auctions claims --exp5 {input.exp5} --truthfulness {input.truthfulness}"
+                " --corollary10 {input.corollary10} --output {output.claims} --cfg {params.cfg} > {log} 2>&1"
+
 
 # Multi-model FL and Exp 6 (issue 38): each entry retrains the experiments its setting changes (kind mmfl: every
 # experiment when the register names none; `exp6`: Exp 6 too, on the main run's recruitment files), reusing the main

@@ -52,20 +52,20 @@ def _means(values: dict) -> C.Runs:
 
 def test_pearson_must_be_highest_in_every_setting():
     values = _metric("pearson", 0.9)
-    assert C._pearson_highest(_means(values), SETTINGS).status == "match"
+    assert C._pearson_highest(_means(values), SETTINGS, nan_rho=0.0).status == "match"
     values[("digits", "qskew", "cgsv", "pearson")] = 0.95  # one setting of two: "most" would pass, "all" does not
-    row = C._pearson_highest(_means(values), SETTINGS)
+    row = C._pearson_highest(_means(values), SETTINGS, nan_rho=0.0)
     assert row.status == "differs" and "digits/qskew" in row.note
     values[("digits", "qskew", "cgsv", "pearson")] = np.nan  # a NaN baseline (identical rewards) counts as below
-    assert C._pearson_highest(_means(values), SETTINGS).status == "match"
+    assert C._pearson_highest(_means(values), SETTINGS, nan_rho=0.0).status == "match"
 
 
 def test_the_pearson_claim_uses_the_configured_cost_not_the_variant():
     tidy = pd.concat(
         [_tidy(_metric("pearson", 0.9)), _tidy({(*s, "aequa", "pearson"): 0.1 for s in SETTINGS}, cost="var")]
     )
-    assert C._pearson_highest(C._per_seed(tidy, "std"), SETTINGS).status == "match"
-    assert C._pearson_highest(C._per_seed(tidy, "var"), SETTINGS).status == "differs"
+    assert C._pearson_highest(C._per_seed(tidy, "std"), SETTINGS, nan_rho=0.0).status == "match"
+    assert C._pearson_highest(C._per_seed(tidy, "var"), SETTINGS, nan_rho=0.0).status == "differs"
 
 
 def test_accuracy_is_best_or_second_to_fedavg_everywhere():
@@ -131,9 +131,9 @@ def test_width_reward_accuracy_must_beat_every_baseline_everywhere():
         **_metric("pearson", 0.9, baselines=(0.5, 0.4, 0.3)),
         **{(*s, "aequa", "pearson_width_acc"): 0.8 for s in SETTINGS},
     }
-    assert C._width_reward_accuracy(_means(values), SETTINGS).status == "match"
+    assert C._width_reward_accuracy(_means(values), SETTINGS, nan_rho=0.0).status == "match"
     values[("digits", "homogeneous", "iafl", "pearson")] = 0.85
-    assert C._width_reward_accuracy(_means(values), SETTINGS).status == "differs"
+    assert C._width_reward_accuracy(_means(values), SETTINGS, nan_rho=0.0).status == "differs"
 
 
 @pytest.fixture
@@ -189,3 +189,18 @@ def test_claims_give_every_row_in_order_from_the_tidy_table():
     assert [r.artifact for r in rows][:2] == ["Tables 2, 6", "Table 5, Table 1"]
     assert [r.status for r in rows][:2] == ["match", "match"]
     assert C.claims({}, settings) == []
+
+
+def test_the_claims_count_a_nan_rho_as_aequa_verdicts_nan_rho():
+    """The NaN rule is a config key (a tuned setting): FedAvg-FT's identical rewards (NaN rho on every seed) count as
+    0 by default, above Aequa's negative rho, and as -1 at the rerun value, below it."""
+    from fairshare.pipeline.config import load_config
+
+    block = load_config(REPO / "config" / "test.yaml")["aequa"]
+    assert block["verdicts"]["nan_rho"] == 0
+    values = {**_metric("pearson", -0.5, baselines=(np.nan, -0.6, -0.7)), **_metric("accuracy", 0.9)}
+    rerun = {**block, "verdicts": {**block["verdicts"], "nan_rho": -1}}
+    default, at_minus_one = (C.claims({"tidy": _tidy(values)}, AequaSettings.from_block(b))[0] for b in (block, rerun))
+    assert default.artifact == at_minus_one.artifact == "Tables 2, 6"
+    assert (default.status, at_minus_one.status) == ("differs", "match")
+    assert default.interval != at_minus_one.interval  # the verdict's evidence moves with the rule

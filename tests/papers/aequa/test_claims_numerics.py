@@ -79,7 +79,7 @@ def test_rewards_equal_up_to_rounding_have_no_pearson_correlation():
 def test_rounding_does_not_beat_aequa_on_pearson():
     # FedAvg-FT's rewards rise with the contributions by one ulp each: the exact test read rho = 1, above Aequa's
     runs = [run("aequa", s, aequa(s)) for s in SEEDS] + [run("fedavg_ft", s, ulps(CONSTANT[s])) for s in SEEDS]
-    row = C._pearson_highest(per_seed(runs), [HOMO])
+    row = C._pearson_highest(per_seed(runs), [HOMO], nan_rho=0.0)
     assert row.status == "match" and "aequa > fedavg_ft" in row.interval
 
 
@@ -87,7 +87,7 @@ def test_rounding_is_not_a_negative_correlation():
     # falling by one ulp per client: the exact test read rho = -1 on every seed, a "negative" FedAvg-FT; the rho of
     # identical rewards is 0 on every seed, which shows "not negative" (issue 38: it read inconclusive)
     runs = [run("fedavg_ft", s, ulps(CONSTANT[s], rising=False), QSKEW) for s in SEEDS]
-    row = T.fedavg_negative_under_quantity_skew(per_seed(runs), [QSKEW], SCHEMES)
+    row = T.fedavg_negative_under_quantity_skew(per_seed(runs), [QSKEW], SCHEMES, nan_rho=0.0)
     assert row.status == "differs" and "exactly 0 on every seed" in row.interval
 
 
@@ -95,7 +95,7 @@ def test_constant_rewards_decide_no_spread_comparison():
     """Aequa's rho "varies less over seeds" than IAFL's, whose rewards are constant on every seed: IAFL's rho is
     undefined (0 by the NaN rule) on each seed, its variance 0, and no ratio is formed (it read 1e27, differs)."""
     runs = [run("aequa", s, aequa(s)) for s in SEEDS] + [run("iafl", s, [CONSTANT[s]] * CLIENTS) for s in SEEDS]
-    row = T.aequa_tighter(per_seed(runs), [HOMO])
+    row = T.aequa_tighter(per_seed(runs), [HOMO], nan_rho=0.0)
     assert row.status == "inconclusive" and "no spread in the first setting" in row.note
 
 
@@ -117,7 +117,7 @@ def test_nan_rewards_count_as_no_correlation_and_leave_gain_comparisons_open(met
     runs = [run("aequa", s, aequa(s)) for s in SEEDS] + [run("cgsv", s, against[s]) for s in SEEDS]
     values = per_seed(runs)
     assert math.isnan(values[(*HOMO, "cgsv", "pearson")][1])
-    rho = C._pearson_highest(values, [HOMO])
+    rho = C._pearson_highest(values, [HOMO], nan_rho=0.0)
     assert rho.status == "match" and "nan" not in rho.interval.lower()
     row = C._cgs_lowest_in_most(values, [HOMO]) if metric == "cgs" else C._mcg_where_cgs_not_lowest(values, [HOMO])
     assert row.status == "inconclusive" and "undefined on some seed (NaN)" in row.note

@@ -34,7 +34,7 @@ def test_fitted_rho_is_a_construction_check_not_a_row():
         **_everywhere("aequa", "contribution_error", 0.01),
         **_everywhere("aequa", "contribution_spread", 0.1),
     }
-    row = T.near_perfect_held_out(_runs(base), CASES, 0.9)
+    row = T.near_perfect_held_out(_runs(base), CASES, 0.9, nan_rho=0.0)
     assert row.status == "differs" and "construction check (Lemma 4)" in row.reproduced
     rows = T.text_claims(_runs(base), CASES, SCHEMES, _margins())
     assert not any("computed as the paper does" in r.claim for r in rows)
@@ -43,7 +43,9 @@ def test_fitted_rho_is_a_construction_check_not_a_row():
 def _margins():
     from fairshare.papers.aequa.settings import Verdicts
 
-    return Verdicts(near_perfect_rho=0.9, on_par_tolerance=0.01, mcg_margin=0.01, rho_clear_margin=0.1, ir_split="test")
+    return Verdicts(
+        near_perfect_rho=0.9, on_par_tolerance=0.01, mcg_margin=0.01, rho_clear_margin=0.1, ir_split="test", nan_rho=0.0
+    )
 
 
 def test_near_perfect_held_out_needs_a_split_that_can_measure():
@@ -52,19 +54,20 @@ def test_near_perfect_held_out_needs_a_split_that_can_measure():
         **_everywhere("aequa", "contribution_error", 0.01),
         **_everywhere("aequa", "contribution_spread", 0.1),
     }
-    assert T.near_perfect_held_out(_runs(base), CASES, 0.9).status == "match"
+    assert T.near_perfect_held_out(_runs(base), CASES, 0.9, nan_rho=0.0).status == "match"
     assert (
-        T.near_perfect_held_out(_runs({**base, **_everywhere("aequa", "pearson", 0.5)}), CASES, 0.9).status == "differs"
+        T.near_perfect_held_out(_runs({**base, **_everywhere("aequa", "pearson", 0.5)}), CASES, 0.9, nan_rho=0.0).status
+        == "differs"
     )
     small = _runs({**base, ("digits", "dir", "aequa", "contribution_error"): 0.2})
-    row = T.near_perfect_held_out(small, CASES, 0.9)
+    row = T.near_perfect_held_out(small, CASES, 0.9, nan_rho=0.0)
     assert row.status == "inconclusive" and "contribution not measurable: error" in row.interval
     # error below the spread but a ceiling sqrt(s²/(s²+e²)) = 0.89 below the bar 0.9: not judged either
     capped = _runs({**base, **_everywhere("aequa", "pearson", 0.5), **_everywhere("aequa", "contribution_error", 0.05)})
-    row = T.near_perfect_held_out(capped, CASES, 0.9)
+    row = T.near_perfect_held_out(capped, CASES, 0.9, nan_rho=0.0)
     assert row.status == "inconclusive" and "below the bar 0.9" in row.interval
     none = _runs(_everywhere("aequa", "pearson", 0.97))
-    assert T.near_perfect_held_out(none, CASES, 0.9).status == "not run in this profile"
+    assert T.near_perfect_held_out(none, CASES, 0.9, nan_rho=0.0).status == "not run in this profile"
 
 
 def test_near_perfect_held_out_prefers_the_cross_fit():
@@ -75,12 +78,14 @@ def test_near_perfect_held_out_prefers_the_cross_fit():
         **_everywhere("aequa", "crossfit_error", 0.01),
     }
     low = _runs({**base, **_everywhere("aequa", "pearson_crossfit", 0.5)})
-    row = T.near_perfect_held_out(low, CASES, 0.9)
+    row = T.near_perfect_held_out(low, CASES, 0.9, nan_rho=0.0)
     assert row.status == "differs" and "cross-fitted" in row.note
     noisy = _runs({**base, **_everywhere("aequa", "pearson_crossfit", 0.9 + NOISY / 3)})
-    assert T.near_perfect_held_out(noisy, CASES, 0.9).status == "inconclusive"
+    assert T.near_perfect_held_out(noisy, CASES, 0.9, nan_rho=0.0).status == "inconclusive"
     assert (
-        T.near_perfect_held_out(_runs({**base, **_everywhere("aequa", "pearson_crossfit", 0.95)}), CASES, 0.9).status
+        T.near_perfect_held_out(
+            _runs({**base, **_everywhere("aequa", "pearson_crossfit", 0.95)}), CASES, 0.9, nan_rho=0.0
+        ).status
         == "match"
     )
 
@@ -161,15 +166,19 @@ def test_matches_fedavg():
 
 def test_fedavg_negative_under_quantity_skew():
     assert (
-        T.fedavg_negative_under_quantity_skew(_runs(_everywhere("fedavg_ft", "pearson", -0.4)), CASES, SCHEMES).status
+        T.fedavg_negative_under_quantity_skew(
+            _runs(_everywhere("fedavg_ft", "pearson", -0.4)), CASES, SCHEMES, nan_rho=0.0
+        ).status
         == "match"
     )
     assert (
-        T.fedavg_negative_under_quantity_skew(_runs(_everywhere("fedavg_ft", "pearson", 0.4)), CASES, SCHEMES).status
+        T.fedavg_negative_under_quantity_skew(
+            _runs(_everywhere("fedavg_ft", "pearson", 0.4)), CASES, SCHEMES, nan_rho=0.0
+        ).status
         == "differs"
     )
     noisy = _runs(_everywhere("fedavg_ft", "pearson", NOISY))
-    assert T.fedavg_negative_under_quantity_skew(noisy, CASES, SCHEMES).status == "inconclusive"
+    assert T.fedavg_negative_under_quantity_skew(noisy, CASES, SCHEMES, nan_rho=0.0).status == "inconclusive"
 
 
 def _rho(method: str, homogeneous, dirichlet, qskew) -> dict:
@@ -182,28 +191,34 @@ def _rho(method: str, homogeneous, dirichlet, qskew) -> dict:
 
 def test_weak_under_homogeneous():
     good = _runs({**_rho("cgsv", 0.1, 0.6, 0.6), **_rho("iafl", 0.1, 0.6, 0.6)})
-    assert T.weak_under_homogeneous(good, CASES, SCHEMES).status == "match"
+    assert T.weak_under_homogeneous(good, CASES, SCHEMES, nan_rho=0.0).status == "match"
     bad = _runs({**_rho("cgsv", 0.8, 0.6, 0.6), **_rho("iafl", 0.1, 0.6, 0.6)})
-    assert T.weak_under_homogeneous(bad, CASES, SCHEMES).status == "differs"
+    assert T.weak_under_homogeneous(bad, CASES, SCHEMES, nan_rho=0.0).status == "differs"
     noisy = _runs({**_rho("cgsv", 0.6 + NOISY, 0.6, 0.6), **_rho("iafl", 0.1, 0.6, 0.6)})
-    assert T.weak_under_homogeneous(noisy, CASES, SCHEMES).status == "inconclusive"
+    assert T.weak_under_homogeneous(noisy, CASES, SCHEMES, nan_rho=0.0).status == "inconclusive"
 
 
 def test_iafl_improves_under_quantity_skew():
-    assert T.iafl_improves_under_quantity_skew(_runs(_rho("iafl", 0.1, 0.5, 0.7)), CASES, SCHEMES).status == "match"
-    assert T.iafl_improves_under_quantity_skew(_runs(_rho("iafl", 0.7, 0.5, 0.1)), CASES, SCHEMES).status == "differs"
+    assert (
+        T.iafl_improves_under_quantity_skew(_runs(_rho("iafl", 0.1, 0.5, 0.7)), CASES, SCHEMES, nan_rho=0.0).status
+        == "match"
+    )
+    assert (
+        T.iafl_improves_under_quantity_skew(_runs(_rho("iafl", 0.7, 0.5, 0.1)), CASES, SCHEMES, nan_rho=0.0).status
+        == "differs"
+    )
     noisy = _runs(_rho("iafl", 0.5, 0.5, 0.5 + NOISY))
-    assert T.iafl_improves_under_quantity_skew(noisy, CASES, SCHEMES).status == "inconclusive"
+    assert T.iafl_improves_under_quantity_skew(noisy, CASES, SCHEMES, nan_rho=0.0).status == "inconclusive"
 
 
 def test_aequa_tighter():
     wide = np.array([0.9, -0.9, 0.8, -0.8])
     tight = {**_everywhere("aequa", "pearson", 0.9 + CLEAR / 100), **_everywhere("iafl", "pearson", wide)}
-    assert T.aequa_tighter(_runs(tight), CASES).status == "match"
+    assert T.aequa_tighter(_runs(tight), CASES, nan_rho=0.0).status == "match"
     loose = {**_everywhere("aequa", "pearson", wide), **_everywhere("iafl", "pearson", 0.5 + CLEAR / 100)}
-    assert T.aequa_tighter(_runs(loose), CASES).status == "differs"
+    assert T.aequa_tighter(_runs(loose), CASES, nan_rho=0.0).status == "differs"
     same = {**_everywhere("aequa", "pearson", 0.5 + NOISY), **_everywhere("iafl", "pearson", 0.5 - NOISY)}
-    assert T.aequa_tighter(_runs(same), CASES).status == "inconclusive"
+    assert T.aequa_tighter(_runs(same), CASES, nan_rho=0.0).status == "inconclusive"
 
 
 def test_iafl_lower_cgs_under_quantity_skew():
@@ -240,11 +255,13 @@ def test_unmeasured_contributions_leave_rho_rows_unjudged():
     """A rho row over a setting whose contribution error is at least its spread reports it, not a verdict."""
     rho = {**_everywhere("aequa", "pearson", 0.9), **_everywhere("fedavg_ft", "pearson", -0.4)}
     measured = {**_everywhere("aequa", "contribution_error", 0.01), **_everywhere("aequa", "contribution_spread", 0.1)}
-    assert T.fedavg_negative_under_quantity_skew(_runs({**rho, **measured}), CASES, SCHEMES).status == "match"
+    assert (
+        T.fedavg_negative_under_quantity_skew(_runs({**rho, **measured}), CASES, SCHEMES, nan_rho=0.0).status == "match"
+    )
     noise = {**measured, **_everywhere("aequa", "contribution_error", 0.2)}
-    row = T.fedavg_negative_under_quantity_skew(_runs({**rho, **noise}), CASES, SCHEMES)
+    row = T.fedavg_negative_under_quantity_skew(_runs({**rho, **noise}), CASES, SCHEMES, nan_rho=0.0)
     assert row.status == "inconclusive" and "contribution not measurable" in row.interval
-    highest = C._pearson_highest(_runs({**rho, **noise}), CASES)
+    highest = C._pearson_highest(_runs({**rho, **noise}), CASES, nan_rho=0.0)
     assert highest.status == "inconclusive" and "contribution not measurable" in highest.interval
 
 
@@ -253,9 +270,9 @@ def test_identical_homogeneous_rewards_leave_the_comparison_unjudged():
     the NaN rule would count 0 and so decide "lower under homogeneous" by construction (issue 38)."""
     nan = np.full(SEEDS, np.nan)
     runs = _runs({**_rho("cgsv", 0.1, 0.6, 0.6), **_rho("iafl", nan, 0.6, 0.6)})
-    row = T.weak_under_homogeneous(runs, CASES, SCHEMES)
+    row = T.weak_under_homogeneous(runs, CASES, SCHEMES, nan_rho=0.0)
     assert row.status == "inconclusive" and "IAFL gave every client the same reward" in row.interval
-    row = T.iafl_improves_under_quantity_skew(runs, CASES, SCHEMES)
+    row = T.iafl_improves_under_quantity_skew(runs, CASES, SCHEMES, nan_rho=0.0)
     assert row.status == "inconclusive" and "no ρ" in row.interval
 
 

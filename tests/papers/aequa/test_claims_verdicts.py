@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from fairshare.papers.aequa import claims as C
-from fairshare.papers.aequa.claims_seeds import NAN_PEARSON, placed, seed_values
+from fairshare.papers.aequa.claims_seeds import placed, seed_values
+from fairshare.pipeline.config import ConfigError, load_config
+from tests.conftest import REPO
 
 SETTINGS = [("digits", "homogeneous"), ("digits", "qskew")]
 SEEDS = 4
@@ -53,18 +55,30 @@ def _runs(values: dict) -> C.Runs:
 
 
 def test_a_nan_pearson_counts_as_no_correlation_on_its_seed():
-    assert seed_values({0: np.nan, 1: 0.2}, "pearson") == {0: NAN_PEARSON, 1: 0.2}
+    assert seed_values({0: np.nan, 1: 0.2}, "pearson", nan_rho=0.0) == {0: 0.0, 1: 0.2}
     assert np.isnan(seed_values({0: np.nan}, "accuracy")[0])
     nan = {0: np.nan, 1: np.nan, 2: np.nan}
-    verdict = placed("a", {"a": {0: 0.1, 1: 0.2, 2: 0.15}, "b": seed_values(nan, "pearson")})
+    verdict = placed("a", {"a": {0: 0.1, 1: 0.2, 2: 0.15}, "b": seed_values(nan, "pearson", nan_rho=0.0)})
     assert verdict.status == "match" and "a > b" in verdict.evidence
+
+
+def test_the_nan_rule_is_the_configured_value_and_a_rho_column_needs_it():
+    """aequa.verdicts.nan_rho (a tuned setting): -1, its rerun value, counts a NaN seed as an anti-correlation."""
+    assert seed_values({0: np.nan, 1: 0.2}, "pearson", nan_rho=-1) == {0: -1.0, 1: 0.2}
+    nan = {0: np.nan, 1: np.nan, 2: np.nan}
+    below = {0: -0.5, 1: -0.45, 2: -0.55}  # a negative correlation on every seed: above -1, below 0
+    assert placed("a", {"a": below, "b": seed_values(nan, "pearson", nan_rho=-1.0)}).status == "match"
+    assert placed("a", {"a": below, "b": seed_values(nan, "pearson", nan_rho=0.0)}).status == "differs"
+    with pytest.raises(ValueError, match="aequa.verdicts.nan_rho"):
+        seed_values({0: 0.2}, "pearson")  # no rule given: refused even without a NaN
+    assert seed_values({0: 0.2}, "accuracy") == {0: 0.2}  # other columns need none
 
 
 @pytest.mark.parametrize(
     "column", ["pearson", "pearson_joined", "pearson_fit", "pearson_crossfit", "pearson_width_acc", "pearson_width"]
 )
 def test_one_nan_rule_for_every_rho_column(column):
-    assert seed_values({0: np.nan, 1: 0.3}, column) == {0: NAN_PEARSON, 1: 0.3}
+    assert seed_values({0: np.nan, 1: 0.3}, column, nan_rho=0.0) == {0: 0.0, 1: 0.3}
 
 
 def test_a_ranking_is_every_pair_it_implies():
@@ -80,25 +94,25 @@ def test_a_ranking_is_every_pair_it_implies():
 
 def test_pearson_highest_is_paired_per_setting_and_every_over_settings():
     values = _metric("pearson", 0.9)
-    row = C._pearson_highest(_runs(values), SETTINGS)
+    row = C._pearson_highest(_runs(values), SETTINGS, nan_rho=0.0)
     assert row.status == "match" and "2 match, 0 differ, 0 inconclusive of 2 settings" in row.interval
     values[("digits", "qskew", "cgsv", "pearson")] = 0.95 + CLEAR  # above Aequa on every seed in one setting
-    row = C._pearson_highest(_runs(values), SETTINGS)
+    row = C._pearson_highest(_runs(values), SETTINGS, nan_rho=0.0)
     assert row.status == "differs" and "differs in: digits/qskew" in row.note
     values[("digits", "qskew", "cgsv", "pearson")] = 0.9 + NOISY  # as high as Aequa within seed noise
-    row = C._pearson_highest(_runs(values), SETTINGS)
+    row = C._pearson_highest(_runs(values), SETTINGS, nan_rho=0.0)
     assert row.status == "inconclusive" and row.note.startswith("inconclusive: seed noise")
 
 
 def test_a_baseline_nan_on_some_seeds_counts_as_beaten_there():
     values = _metric("pearson", 0.9)
     values[("digits", "qskew", "cgsv", "pearson")] = np.array([np.nan, -0.5, -0.6, np.nan])
-    row = C._pearson_highest(_runs(values), SETTINGS)
+    row = C._pearson_highest(_runs(values), SETTINGS, nan_rho=0.0)
     assert row.status == "match" and "+0.9000" in row.interval  # 0.9 - 0 on seed 0
     # a NaN Aequa is no correlation too: it loses to a baseline's positive correlation
     values[("digits", "qskew", "aequa", "pearson")] = np.array([np.nan] * 4)
     values[("digits", "qskew", "cgsv", "pearson")] = np.array([0.5, 0.52, 0.48, 0.51])
-    assert C._pearson_highest(_runs(values), SETTINGS).status == "differs"
+    assert C._pearson_highest(_runs(values), SETTINGS, nan_rho=0.0).status == "differs"
 
 
 def test_accuracy_needs_only_cgsv_and_iafl_below_aequa():
@@ -152,14 +166,20 @@ def test_lower_pmin_must_win_more_quantity_skew_settings(lowered, status):
 
 def test_width_reward_accuracy_is_paired_with_each_baseline():
     values = {**_metric("pearson", 0.9), **{(*s, "aequa", "pearson_width_acc"): 0.8 + CLEAR for s in SETTINGS}}
-    assert C._width_reward_accuracy(_runs(values), SETTINGS).status == "match"
+    assert C._width_reward_accuracy(_runs(values), SETTINGS, nan_rho=0.0).status == "match"
     values[("digits", "homogeneous", "iafl", "pearson")] = 0.85 + CLEAR
-    assert C._width_reward_accuracy(_runs(values), SETTINGS).status == "differs"
+    assert C._width_reward_accuracy(_runs(values), SETTINGS, nan_rho=0.0).status == "differs"
     values[("digits", "homogeneous", "iafl", "pearson")] = 0.8 + NOISY
-    assert C._width_reward_accuracy(_runs(values), SETTINGS).status == "inconclusive"
+    assert C._width_reward_accuracy(_runs(values), SETTINGS, nan_rho=0.0).status == "inconclusive"
 
 
 def test_one_seed_leaves_every_comparison_inconclusive():
     values = {k: v[:1] for k, v in _metric("pearson", 0.9).items()}
-    row = C._pearson_highest(_runs(values), SETTINGS)
+    row = C._pearson_highest(_runs(values), SETTINGS, nan_rho=0.0)
     assert row.status == "inconclusive" and "too few seeds (1)" in row.note
+
+
+def test_the_config_refuses_a_nan_rule_outside_the_range_of_rho():
+    with pytest.raises(ConfigError, match="nan_rho") as err:
+        load_config(REPO / "config" / "config.yaml", overrides={"aequa": {"verdicts": {"nan_rho": -2}}})
+    assert "\n" not in str(err.value)

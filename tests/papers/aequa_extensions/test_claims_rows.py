@@ -27,7 +27,7 @@ def _participation(aequa, iafl) -> pd.DataFrame:
 
 
 def _clear_margin_row(frame: pd.DataFrame):
-    rows = X._participation_claims(frame, ["digits"], [0.2, 1.0], 0.1)
+    rows = X._participation_claims(frame, ["digits"], [0.2, 1.0], 0.1, nan_rho=0.0)
     return next(r for r in rows if "clear margin" in r.claim)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from fairshare.papers.auctions import claims, claims_properties
 from fairshare.papers.auctions.experiment import Misreports, Settings, theorem8_witness
-from fairshare.pipeline.config import load_config
+from fairshare.pipeline.config import ConfigError, load_config
 from tests.conftest import REPO
 
 
@@ -241,13 +241,50 @@ def _theorem11(exact: float, estimate: float, se: float = 0.01, se_own: float = 
                          for m, k, v in rows])  # fmt: skip
 
 
+NULL = "null_hypothesis"
+
+
 def test_theorem11_join_probability_follows_the_data():
-    assert claims_properties.theorem11(_theorem11(0.76, 0.75))[0].status == "match"
-    assert claims_properties.theorem11(_theorem11(0.76, 0.60))[0].status == "differs"  # 16 standard errors off
+    assert claims_properties.theorem11(_theorem11(0.76, 0.75), 4.0, NULL)[0].status == "match"
+    assert claims_properties.theorem11(_theorem11(0.76, 0.60), 4.0, NULL)[0].status == "differs"  # 16 SEs off
     # A win rate of exactly 1 has standard error 0: the first computation's check fails there; the row reports it
     # beside its own verdict, which uses the standard error under the closed form.
-    row = claims_properties.theorem11(_theorem11(0.999, 1.0, se=0.001, se_own=0.0))[0]
+    row = claims_properties.theorem11(_theorem11(0.999, 1.0, se=0.001, se_own=0.0), 4.0, NULL)[0]
     assert row.status == "match" and "own standard error (the first computation, beside): 0 of 1" in row.reproduced
+
+
+def test_theorem11_standard_error_is_the_configured_rule():
+    """auctions.theorem11.standard_error (a tuned setting): the rerun value `own` judges with the win rate's own
+    standard error, which is 0 at a rate of exactly 1, so the same results read differs there."""
+    at_one = _theorem11(0.999, 1.0, se=0.001, se_own=0.0)
+    default = claims_properties.theorem11(at_one, 4.0, NULL)[0]
+    own = claims_properties.theorem11(at_one, 4.0, "own")[0]
+    assert (default.status, own.status) == ("match", "differs")
+    assert own.claim == default.claim  # the same row: the sensitivity column finds it by its text
+    assert own.reproduced.startswith("0 of 1 closed forms") and "(the null, beside): 1 of 1" in own.reproduced
+    # where the rate's own standard error is the wider one, `own` accepts what the null refuses
+    wide = _theorem11(0.76, 0.70, se=0.01, se_own=0.02)  # 6 null SEs off, 3 own SEs off
+    assert claims_properties.theorem11(wide, 4.0, NULL)[0].status == "differs"
+    assert claims_properties.theorem11(wide, 4.0, "own")[0].status == "match"
+    with pytest.raises(ValueError, match="standard_error"):
+        claims_properties.theorem11(at_one, 4.0, "bootstrap")
+
+
+def test_the_entry_point_reads_the_standard_error_rule_from_the_config():
+    block = load_config(REPO / "config" / "test.yaml")["auctions"]
+    assert block["theorem11"]["standard_error"] == NULL  # the schema's default fills a profile that omits it
+    parts = [_corollary(2.0, 0.406, 0.600, 0.407), _line5(1.2, 0.5, 1.0), _theorem11(0.999, 1.0, 0.001, 0.0)]
+    at_one = {"corollary10": pd.concat(parts)}
+    own = {**block, "theorem11": {**block["theorem11"], "standard_error": "own"}}
+    for b, status in ((block, "match"), (own, "differs")):
+        row = claims.claims(at_one, Settings.from_block(b))[-1]
+        assert (row.artifact, row.status) == ("Section V-C", status)
+
+
+def test_the_config_refuses_an_unknown_standard_error_rule():
+    with pytest.raises(ConfigError, match="standard_error") as err:
+        load_config(REPO / "config" / "config.yaml", overrides={"auctions": {"theorem11": {"standard_error": "x"}}})
+    assert "\n" not in str(err.value)
 
 
 def test_exp6_claims_follow_the_data():

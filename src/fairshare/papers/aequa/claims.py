@@ -4,8 +4,8 @@ Every comparison of methods is made per seed and decided over seeds (:mod:`fairs
 setting, "Aequa above every baseline" is a paired ``higher`` (or ``lower`` for CGS) against each baseline, all
 required (``every`` over baselines); "in all cases" is ``every`` over the (dataset, partition) settings that ran, "in
 most settings" ``most``. The ``reproduced`` text keeps the seed means of the paper's tables. A NaN Pearson
-correlation (identical rewards) counts as 0, no correlation, on its seed, in every rho column
-(:data:`claims_seeds.NAN_PEARSON`, docs/verdicts.md). Aequa's rows are those of the configured allocation cost (the
+correlation (identical rewards) counts as ``aequa.verdicts.nan_rho`` (0, no correlation, by default; a tuned setting)
+on its seed, in every rho column (:func:`claims_seeds.seed_values`, docs/verdicts.md). Aequa's rows are those of the configured allocation cost (the
 spec's sigma/mu unless configured otherwise), fitted on the validation split and read on the test split. Two rows are
 not method comparisons and stay as they were: individual rationality (a property of every fitted allocation, one
 counterexample refutes it) and Table 9's printed rho(contribution, width) = 1.0. Properties that hold by construction
@@ -59,13 +59,14 @@ def _beats_baselines(
     mine: tuple[str, str] = ("aequa", ""),
     lower: bool = False,
     margin: float = 0.0,
+    nan_rho: float | None = None,
 ) -> v.Verdict:
     """Aequa (``mine`` = (method, metric), default Aequa's ``metric``) better than each baseline that ran in setting
-    ``s`` on ``metric`` (by more than ``margin``), paired over seeds; a NaN Pearson counts as 0."""
+    ``s`` on ``metric`` (by more than ``margin``), paired over seeds; a NaN Pearson counts as ``nan_rho``."""
     method, own = mine[0], mine[1] or metric
     key = method if own == metric else f"{method} {own}"
-    values = {b: seed_values(runs[(*s, b, metric)], metric) for b in BASELINES if (*s, b, metric) in runs}
-    values[key] = seed_values(runs.get((*s, method, own), {}), own)
+    values = {b: seed_values(runs[(*s, b, metric)], metric, nan_rho) for b in BASELINES if (*s, b, metric) in runs}
+    values[key] = seed_values(runs.get((*s, method, own), {}), own, nan_rho)
     return placed(key, values, lower_is_better=lower, margin=margin)
 
 
@@ -89,9 +90,9 @@ def _mean_wins(runs: Runs, settings: list[Setting], metric: str, own: str, lower
     return sum(wins(s) for s in settings)
 
 
-def _pearson_highest(runs: Runs, settings: list[Setting]) -> Claim:
-    """Tables 2 and 6: Aequa's Pearson correlation is the highest in all cases."""
-    per = _per_setting(runs, settings, "pearson")
+def _pearson_highest(runs: Runs, settings: list[Setting], nan_rho: float) -> Claim:
+    """Tables 2 and 6: Aequa's Pearson correlation is the highest in all cases (a NaN rho counts as ``nan_rho``)."""
+    per = _per_setting(runs, settings, "pearson", nan_rho=nan_rho)
     return Claim.comparison(
         paper=PAPER,
         artifact="Tables 2, 6",
@@ -325,10 +326,11 @@ def _width_reward_rho(runs: Runs, settings: list[Setting], bucketed: set[str]) -
     )
 
 
-def _width_reward_accuracy(runs: Runs, settings: list[Setting]) -> Claim:
+def _width_reward_accuracy(runs: Runs, settings: list[Setting], nan_rho: float) -> Claim:
     """App. D.6: with width as the reward, rho(contribution, accuracy) is still above every baseline's rho, in every
-    setting (per seed: Aequa's width-reward rho against each baseline's rho of the same seed)."""
-    per = _per_setting(runs, settings, "pearson", mine=("aequa", "pearson_width_acc"))
+    setting (per seed: Aequa's width-reward rho against each baseline's rho of the same seed; NaN counts as
+    ``nan_rho``)."""
+    per = _per_setting(runs, settings, "pearson", mine=("aequa", "pearson_width_acc"), nan_rho=nan_rho)
     return Claim.comparison(
         paper=PAPER,
         artifact="Table 9, App. D.6",
@@ -354,7 +356,7 @@ def claims(results: Mapping[str, Any], settings: AequaSettings) -> list[Claim]:
     bucketed = {d for d, _ in cases if lookup(settings.models, d) in BUCKETED_MODELS}
     schemes = {p.name: p.scheme for p in settings.partitions}
     rows = [
-        _pearson_highest(runs, cases),
+        _pearson_highest(runs, cases, margins.nan_rho),
         _accuracy_best_or_second(runs, cases),
         _individual_rationality(tidy, cost, margins.ir_split),
         _cgs_lowest_in_most(runs, cases),
@@ -363,7 +365,7 @@ def claims(results: Mapping[str, Any], settings: AequaSettings) -> list[Claim]:
         _mcg_where_cgs_not_lowest(runs, cases, margins.mcg_margin),
         _lower_pmin_helps(runs, cases, settings.p_min_ablation),
         _width_reward_rho(runs, table9, bucketed),
-        _width_reward_accuracy(runs, table9),
+        _width_reward_accuracy(runs, table9, margins.nan_rho),
         *text_claims(runs, cases, schemes, margins),
         width_accuracy_monotone(results.get("curves"), settings.tables.curve_partition),
         *per_participant_claims(runs, cases, schemes, margins.on_par_tolerance),

@@ -14,31 +14,35 @@ import pandas as pd
 
 from fairshare.pipeline import verdicts as v
 
-__all__ = ["NAN_PEARSON", "is_rho", "open_settings", "placed", "seed_mean", "seed_mean_text", "seed_values"]
+__all__ = ["is_rho", "open_settings", "placed", "seed_mean", "seed_mean_text", "seed_values"]
 
-# A NaN Pearson correlation means identical rewards for every client (an input constant up to rounding,
-# fairshare.metrics.numerically_constant): the reward carries no information about the contribution, so on its seed
-# it counts as no correlation, 0 (not as -1, an anti-correlation no method showed, which would also inflate the
-# seed-to-seed spread). A NaN method thus loses to any positive correlation on that seed and beats any negative one.
-# It replaced -1 (commit bccb4b4, a minute before 09bc0ed in the same merge of issue 26); the history does not show
-# whether a run was seen in between, so it is a registered tuned setting (workflow/tuned_settings.yaml, aequa_nan_rho).
+# The NaN rule (``aequa.verdicts.nan_rho``, passed in as ``nan_rho``): a NaN Pearson correlation means identical
+# rewards for every client (an input constant up to rounding, fairshare.metrics.numerically_constant): the reward
+# carries no information about the contribution, so on its seed it counts as no correlation, 0 by default (not as -1,
+# an anti-correlation no method showed, which would also inflate the seed-to-seed spread). A NaN method thus loses to
+# any positive correlation on that seed and beats any negative one. 0 replaced -1 (commit bccb4b4, a minute before
+# 09bc0ed in the same merge of issue 26); the history does not show whether a run was seen in between, so it is a
+# registered tuned setting (workflow/tuned_settings.yaml, aequa_nan_rho, whose rerun counts NaN as -1).
 # Issue 42 applies it to every rho column (is_rho), pearson_joined included.
-NAN_PEARSON = 0.0
 
 Seeds = Mapping[object, float]  # seed -> value
 
 
 def is_rho(metric: str) -> bool:
     """Whether a results column holds a Pearson correlation (pearson, pearson_fit, pearson_joined, pearson_crossfit,
-    pearson_width_acc, ...): the one test of which columns the NaN rule (:data:`NAN_PEARSON`) applies to."""
+    pearson_width_acc, ...): the one test of which columns the NaN rule applies to."""
     return metric.startswith("pearson")
 
 
-def seed_values(values: pd.Series | Seeds, metric: str) -> dict[object, float]:
+def seed_values(values: pd.Series | Seeds, metric: str, nan_rho: float | None = None) -> dict[object, float]:
     """``seed -> value`` of one method in one setting on the column ``metric``; for a Pearson column
-    (:func:`is_rho`) NaN becomes :data:`NAN_PEARSON`, other columns keep NaN (their comparisons stay open)."""
+    (:func:`is_rho`) NaN becomes ``nan_rho`` (``aequa.verdicts.nan_rho``, required there), other columns keep NaN
+    (their comparisons stay open)."""
+    rho = is_rho(metric)
+    if rho and nan_rho is None:
+        raise ValueError(f"a rho column ({metric}) needs the NaN rule nan_rho (aequa.verdicts.nan_rho)")
     out = {seed: float(x) for seed, x in dict(values).items()}
-    return {s: NAN_PEARSON if is_rho(metric) and math.isnan(x) else x for s, x in out.items()}
+    return {s: float(nan_rho) if rho and math.isnan(x) else x for s, x in out.items()}
 
 
 def seed_mean(values: Seeds) -> float:

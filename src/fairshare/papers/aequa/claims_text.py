@@ -29,8 +29,9 @@ Runs = Mapping[
 NAMES = {"fedavg_ft": "FedAvg-FT", "cgsv": "CGSV", "iafl": "IAFL", "aequa": "Aequa"}
 
 
-def _values(runs: Runs, s: Setting, method: str, metric: str) -> dict[object, float]:
-    return seed_values(runs.get((*s, method, metric), {}), metric)
+def _values(runs: Runs, s: Setting, method: str, metric: str, nan_rho: float | None = None) -> dict[object, float]:
+    """:func:`claims_seeds.seed_values` of one method in one setting (a rho column needs ``nan_rho``)."""
+    return seed_values(runs.get((*s, method, metric), {}), metric, nan_rho)
 
 
 def _level(values: Mapping[object, float], level: float, above: bool) -> v.Verdict:
@@ -46,16 +47,6 @@ def _level(values: Mapping[object, float], level: float, above: bool) -> v.Verdi
 
 def _of_scheme(cases: list[Setting], schemes: Mapping[str, str], *wanted: str) -> list[Setting]:
     return [s for s in cases if schemes.get(s[1]) in wanted]
-
-
-def _pair(runs: Runs, datasets: list[str], first: tuple[str, str], second: tuple[str, str], metric: str) -> dict:
-    """Per dataset: ``first`` (partition, method) vs ``second`` on ``metric``, seed by seed (both must have run)."""
-    out = {}
-    for d in datasets:
-        a, b = _values(runs, (d, first[0]), first[1], metric), _values(runs, (d, second[0]), second[1], metric)
-        if a and b:
-            out[d] = v.paired(a, b)
-    return out
 
 
 def _row(artifact: str, claim: str, paper_states: str, per: Mapping[str, v.Verdict], most: bool = False, **kw) -> Claim:
@@ -93,15 +84,15 @@ def _held_out_measure(runs: Runs, s: Setting) -> tuple[str, str, str] | None:
     return next((m for m in HELD_OUT if runs.get((*s, "aequa", m[1]))), None)
 
 
-def _measurable(runs: Runs, s: Setting, level: float) -> v.Verdict:
+def _measurable(runs: Runs, s: Setting, level: float, nan_rho: float) -> v.Verdict:
     """One setting's held-out rho against ``level``, judged only when the fitting split measures a contribution well
     enough (:func:`claims_measure.unmeasured` with that split's error and the bar ``level``)."""
     rho, err, _ = _held_out_measure(runs, s)
     error = seed_mean(runs.get((*s, "aequa", err), {}))
-    return unmeasured(runs, s, level, error) or _level(_values(runs, s, "aequa", rho), level, True)
+    return unmeasured(runs, s, level, error) or _level(_values(runs, s, "aequa", rho, nan_rho), level, True)
 
 
-def near_perfect_held_out(runs: Runs, cases: list[Setting], level: float) -> Claim:
+def near_perfect_held_out(runs: Runs, cases: list[Setting], level: float, nan_rho: float) -> Claim:
     """Sec. 5.2's near-perfect rho on held-out data: cross-fitted on the two halves of the test split (each half's
     allocation read on the other half), or, for runs without the halves, fitted on the validation split and read on
     the test split (the Table 2 row's measure). A setting whose fitting split cannot measure the contributions (error
@@ -109,7 +100,7 @@ def near_perfect_held_out(runs: Runs, cases: list[Setting], level: float) -> Cla
     computes it" (fitted and read on one split) is 1 up to the width grid and IR clipping by Lemma 4, a construction
     check: shown in the text, not judged (tests/games/test_aequa_allocation.py)."""
     held = {s: m for s in cases if (m := _held_out_measure(runs, s))}
-    per = {f"{d}/{p}": _measurable(runs, (d, p), level) for d, p in held}
+    per = {f"{d}/{p}": _measurable(runs, (d, p), level, nan_rho) for d, p in held}
     hows = sorted({m[2] for m in held.values()})
     return _row(
         "Sec. 5.2, Table 2, App. D.3",
@@ -223,12 +214,15 @@ def matches_fedavg(runs: Runs, cases: list[Setting], tolerance: float) -> Claim:
 
 
 # ----------------------------------------------------------------------------------------- Sec. 6.3 (Table 2)
-def fedavg_negative_under_quantity_skew(runs: Runs, cases: list[Setting], schemes: Mapping[str, str]) -> Claim:
+def fedavg_negative_under_quantity_skew(
+    runs: Runs, cases: list[Setting], schemes: Mapping[str, str], nan_rho: float
+) -> Claim:
     """Sec. 6.3: FedAvg-FT's rho is often negative, particularly under quantity skew (below zero in most
-    quantity-skew settings)."""
+    quantity-skew settings; a NaN rho counts as ``nan_rho``)."""
     q = _of_scheme(cases, schemes, "quantity_skew")
     per = {
-        f"{d}/{p}": unmeasured(runs, (d, p)) or _level(_values(runs, (d, p), "fedavg_ft", "pearson"), 0.0, False)
+        f"{d}/{p}": unmeasured(runs, (d, p))
+        or _level(_values(runs, (d, p), "fedavg_ft", "pearson", nan_rho), 0.0, False)
         for d, p in q
     }
     return _row(
@@ -247,7 +241,7 @@ def _partition_named(cases: list[Setting], schemes: Mapping[str, str], scheme: s
     return names[0] if names else None
 
 
-def _across(runs: Runs, d: str, method: str, first: str, second: str, lower: bool) -> v.Verdict:
+def _across(runs: Runs, d: str, method: str, first: str, second: str, lower: bool, nan_rho: float) -> v.Verdict:
     """``method``'s rho under partition ``first`` below (``lower``) or above ``second``'s, seed by seed, on dataset
     ``d``. Not judged where either setting's contributions are not measurable (:func:`claims_measure.unmeasured`) or
     where ``method`` gave every client the same reward on a seed of either (an undefined rho, counted 0 elsewhere:
@@ -260,12 +254,12 @@ def _across(runs: Runs, d: str, method: str, first: str, second: str, lower: boo
             nan = sum(np.isnan(x) for x in raw.values())
             text = f"{NAMES[method]} gave every client the same reward under {p} on {nan} of {len(raw)} seeds: no ρ"
             return v.Verdict(v.INCONCLUSIVE, text, text)
-    a, b = _values(runs, (d, first), method, "pearson"), _values(runs, (d, second), method, "pearson")
+    a, b = _values(runs, (d, first), method, "pearson", nan_rho), _values(runs, (d, second), method, "pearson", nan_rho)
     iv = v.paired(a, b)
     return v.lower(iv) if lower else v.higher(iv)
 
 
-def weak_under_homogeneous(runs: Runs, cases: list[Setting], schemes: Mapping[str, str]) -> Claim:
+def weak_under_homogeneous(runs: Runs, cases: list[Setting], schemes: Mapping[str, str], nan_rho: float) -> Claim:
     """Sec. 6.3: CGSV and IAFL struggle when standalone accuracies vary little (homogeneous): each one's rho is lower
     under the homogeneous partition than under the Dirichlet one of the same dataset, every dataset (:func:`_across`
     says which pairs are not judged)."""
@@ -276,7 +270,7 @@ def weak_under_homogeneous(runs: Runs, cases: list[Setting], schemes: Mapping[st
         for m in ("cgsv", "iafl"):
             for d in datasets:
                 if (d, homo, m, "pearson") in runs and (d, dirichlet, m, "pearson") in runs:
-                    per[f"{d} {NAMES[m]}"] = _across(runs, d, m, homo, dirichlet, lower=True)
+                    per[f"{d} {NAMES[m]}"] = _across(runs, d, m, homo, dirichlet, lower=True, nan_rho=nan_rho)
     return _row(
         "Table 2, Sec. 6.3",
         "CGSV's and IAFL's Pearson correlations are lower under the homogeneous partition than under Dirichlet, "
@@ -290,7 +284,9 @@ def weak_under_homogeneous(runs: Runs, cases: list[Setting], schemes: Mapping[st
     )
 
 
-def iafl_improves_under_quantity_skew(runs: Runs, cases: list[Setting], schemes: Mapping[str, str]) -> Claim:
+def iafl_improves_under_quantity_skew(
+    runs: Runs, cases: list[Setting], schemes: Mapping[str, str], nan_rho: float
+) -> Claim:
     """Sec. 6.3: IAFL improves under quantity skew: its rho is higher there than under the homogeneous partition of
     the same dataset, every dataset (:func:`_across` says which are not judged)."""
     homo, qskew = _partition_named(cases, schemes, "homogeneous"), _partition_named(cases, schemes, "quantity_skew")
@@ -298,7 +294,7 @@ def iafl_improves_under_quantity_skew(runs: Runs, cases: list[Setting], schemes:
     per = {}
     if homo and qskew:
         per = {
-            d: _across(runs, d, "iafl", qskew, homo, lower=False)
+            d: _across(runs, d, "iafl", qskew, homo, lower=False, nan_rho=nan_rho)
             for d in datasets
             if (d, homo, "iafl", "pearson") in runs and (d, qskew, "iafl", "pearson") in runs
         }
@@ -312,14 +308,14 @@ def iafl_improves_under_quantity_skew(runs: Runs, cases: list[Setting], schemes:
     )
 
 
-def aequa_tighter(runs: Runs, cases: list[Setting]) -> Claim:
+def aequa_tighter(runs: Runs, cases: list[Setting], nan_rho: float) -> Claim:
     """Sec. 6.3: Aequa's correlations are tighter: their seed-to-seed spread is smaller than each baseline's (F
-    interval of the variance ratio), every setting."""
+    interval of the variance ratio), every setting (a NaN rho counts as ``nan_rho``)."""
     per = {}
     for d, p in cases:
-        mine = list(_values(runs, (d, p), "aequa", "pearson").values())
+        mine = list(_values(runs, (d, p), "aequa", "pearson", nan_rho).values())
         pairs = {
-            f"{NAMES[b]}": v.spread_decreases(list(_values(runs, (d, p), b, "pearson").values()), mine)
+            f"{NAMES[b]}": v.spread_decreases(list(_values(runs, (d, p), b, "pearson", nan_rho).values()), mine)
             for b in ("fedavg_ft", "cgsv", "iafl")
             if (d, p, b, "pearson") in runs
         }
@@ -334,7 +330,7 @@ def aequa_tighter(runs: Runs, cases: list[Setting]) -> Claim:
             v.detectable_ratio(a, b)
             for a, b in sorted(
                 {
-                    (len(_values(runs, s, b, "pearson")), len(_values(runs, s, "aequa", "pearson")))
+                    (len(runs.get((*s, b, "pearson"), {})), len(runs.get((*s, "aequa", "pearson"), {})))
                     for s in cases
                     for b in NAMES
                     if b != "aequa" and (*s, b, "pearson") in runs
@@ -438,14 +434,14 @@ def width_accuracy_monotone(curves: pd.DataFrame | None, partition: str, points:
 def text_claims(runs: Runs, cases: list[Setting], schemes: Mapping[str, str], margins: Verdicts) -> list[Claim]:
     """The rows of this module on the main experiments' per-seed values (``runs``: claims._per_seed)."""
     return [
-        near_perfect_held_out(runs, cases, margins.near_perfect_rho),
+        near_perfect_held_out(runs, cases, margins.near_perfect_rho, margins.nan_rho),
         fairness_baselines_lag(runs, cases, schemes, margins.on_par_tolerance),
         surpasses_fairness_baselines(runs, cases, margins.on_par_tolerance),
         matches_fedavg(runs, cases, margins.on_par_tolerance),
-        fedavg_negative_under_quantity_skew(runs, cases, schemes),
-        weak_under_homogeneous(runs, cases, schemes),
-        iafl_improves_under_quantity_skew(runs, cases, schemes),
-        aequa_tighter(runs, cases),
+        fedavg_negative_under_quantity_skew(runs, cases, schemes, margins.nan_rho),
+        weak_under_homogeneous(runs, cases, schemes, margins.nan_rho),
+        iafl_improves_under_quantity_skew(runs, cases, schemes, margins.nan_rho),
+        aequa_tighter(runs, cases, margins.nan_rho),
         iafl_lower_cgs_under_quantity_skew(runs, cases, schemes),
         cgsv_gain_sign(runs, cases, schemes),
         *fedavg_gain_and_spread(runs, cases),

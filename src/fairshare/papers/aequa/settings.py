@@ -186,6 +186,7 @@ class Verdicts:
     mcg_margin: float  # Table 7 "significantly outperforms in MCG"
     rho_clear_margin: float  # Table 3 "by a clear margin"
     ir_split: str  # the split Definition 1's IR gains are judged on (test or validation)
+    nan_rho: float  # what a NaN rho counts as on its seed (a tuned setting: claims_seeds.seed_values)
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 Every statement compares methods, so it is made per seed and decided over seeds (:mod:`fairshare.pipeline.verdicts`, issue
 26): a ranking ("Aequa highest", "IAFL second") is the set of pairwise comparisons it implies, each a paired
 ``higher`` (``lower`` for CGS) over seeds, all required (``every``). A NaN Pearson correlation (identical rewards)
-counts as 0 on its seed in every rho column, ``pearson_joined`` included
-(:data:`fairshare.papers.aequa.claims_seeds.NAN_PEARSON`, docs/verdicts.md). The ``reproduced`` text keeps the seed
+counts as ``aequa.verdicts.nan_rho`` (0 by default, a tuned setting) on its seed in every rho column,
+``pearson_joined`` included (:func:`fairshare.papers.aequa.claims_seeds.seed_values`, docs/verdicts.md). The ``reproduced`` text keeps the seed
 means. Words of degree take their margins from ``aequa.verdicts`` (issue 38): "markedly" for rho is the paper's "clear
 margin" (``rho_clear_margin``), in accuracy units it is beyond "on par" (``on_par_tolerance``); "comparable" rho are
 less than a clear margin apart. Not rows: the per-round overhead of Sec. 6.6 (``timings/aequa/scale_overhead.md``: its
@@ -31,9 +31,10 @@ __all__ = ["PAPER", "claims"]
 PAPER = "aequa"
 
 
-def _seeds(frame: pd.DataFrame, column: str) -> dict[str, dict[object, float]]:
-    """method -> seed -> ``column`` of one setting's rows (a NaN Pearson counts as 0: ``claims_seeds.seed_values``)."""
-    return {m: seed_values(dict(zip(g.seed, g[column])), column) for m, g in frame.groupby("method")}
+def _seeds(frame: pd.DataFrame, column: str, nan_rho: float) -> dict[str, dict[object, float]]:
+    """method -> seed -> ``column`` of one setting's rows (a NaN Pearson counts as ``nan_rho``:
+    ``claims_seeds.seed_values``)."""
+    return {m: seed_values(dict(zip(g.seed, g[column])), column, nan_rho) for m, g in frame.groupby("method")}
 
 
 def _listing(values: Mapping[str, Seeds], raw: Mapping[str, Seeds] | None = None) -> str:
@@ -44,7 +45,7 @@ def _listing(values: Mapping[str, Seeds], raw: Mapping[str, Seeds] | None = None
 
 
 def _participation_claims(
-    tidy: pd.DataFrame, datasets: list[str], rate_range: list[float], clear_margin: float
+    tidy: pd.DataFrame, datasets: list[str], rate_range: list[float], clear_margin: float, nan_rho: float
 ) -> list[Claim]:
     """Table 3 / Fig. 2: Aequa is best on accuracy and on Pearson(participation, reward); IAFL second on Pearson,
     trailing Aequa by a clear margin (``aequa.verdicts.rho_clear_margin``).
@@ -58,7 +59,7 @@ def _participation_claims(
         mine = tidy[(tidy.dataset == d) & tidy.method.isin(PARTICIPATION_METHODS)]
         if "pearson_joined" not in mine:
             continue
-        rho, acc = _seeds(mine, "pearson_joined"), _seeds(mine, "accuracy")
+        rho, acc = _seeds(mine, "pearson_joined", nan_rho), _seeds(mine, "accuracy", nan_rho)
         if "aequa" not in rho:
             continue
         raw = {m: dict(zip(g.seed, g.pearson_joined)) for m, g in mine.groupby("method")}
@@ -116,7 +117,9 @@ def _participation_claims(
 FIGURE_METRICS = {"accuracy": False, "pearson": False, "cgs": True}
 
 
-def _training_time_claims(tidy: pd.DataFrame, final_widths: pd.DataFrame, tolerance: float) -> list[Claim]:
+def _training_time_claims(
+    tidy: pd.DataFrame, final_widths: pd.DataFrame, tolerance: float, nan_rho: float
+) -> list[Claim]:
     """Figs 3-4: post-training Aequa first on every evaluation metric at every evaluated round ("all evaluation
     metrics ... consistently outperforms ... across all cases"); at the final round of each seed, Aequa+CGSV second
     on Pearson correlation and Aequa+ShapFed comparable to it (within ``tolerance``: two rho less than the paper's
@@ -125,11 +128,11 @@ def _training_time_claims(tidy: pd.DataFrame, final_widths: pd.DataFrame, tolera
     final = tidy[(tidy["round"] == last) & (tidy.metric == "pearson") & tidy.method.isin(TRAINING_TIME_METHODS)]
     rows = []
     for (d, p), setting in final.groupby(["dataset", "partition"]):
-        rho = _seeds(setting.rename(columns={"value": "pearson"}), "pearson")
+        rho = _seeds(setting.rename(columns={"value": "pearson"}), "pearson", nan_rho)
         raw = {m: dict(zip(g.seed, g.value)) for m, g in setting.groupby("method")}
         reproduced = "final-round ρ, " + _listing(rho, raw)
         if "aequa" in rho:
-            rows.append(_every_metric_every_round(tidy, d, p))
+            rows.append(_every_metric_every_round(tidy, d, p, nan_rho))
         if "aequa_cgsv" in rho:
             rows.append(
                 Claim.comparison(
@@ -165,13 +168,13 @@ def _training_time_claims(tidy: pd.DataFrame, final_widths: pd.DataFrame, tolera
     return rows
 
 
-def _every_metric_every_round(tidy: pd.DataFrame, d: str, p: str) -> Claim:
+def _every_metric_every_round(tidy: pd.DataFrame, d: str, p: str, nan_rho: float) -> Claim:
     """Figs 3-4 / Sec. 6.5: post-training Aequa better than every other method on each evaluation metric
     (:data:`FIGURE_METRICS`) at each evaluated round, paired over seeds; ``every`` over (metric, round)."""
     mine = tidy[(tidy.dataset == d) & (tidy.partition == p) & tidy.method.isin(TRAINING_TIME_METHODS)]
     per = {}
     for (metric, rnd), g in mine[mine.metric.isin(list(FIGURE_METRICS))].groupby(["metric", "round"]):
-        values = _seeds(g.rename(columns={"value": metric}), metric)
+        values = _seeds(g.rename(columns={"value": metric}), metric, nan_rho)
         per[f"{metric} round {rnd}"] = placed("aequa", values, lower_is_better=FIGURE_METRICS[metric])
     verdict = v.every(per, "metric-rounds")
     return Claim.comparison(
@@ -217,7 +220,7 @@ def _contributions_unmeasured(pair: pd.DataFrame) -> str:
     return f"contribution not measurable: error {error:.3f} >= spread {spread:.3f}" if not error < spread else ""
 
 
-def _scale_claims(tidy: pd.DataFrame, rho_margin: float, gain_margin: float) -> list[Claim]:
+def _scale_claims(tidy: pd.DataFrame, rho_margin: float, gain_margin: float, nan_rho: float) -> list[Claim]:
     """Table 4 / Sec. 6.6: at scale Aequa improves accuracy over FedAvg and has "markedly better" fairness scores
     than FedAvg-FT: rho above by more than ``rho_margin`` (the paper's "clear margin" for rho) and CGS below by more
     than ``gain_margin`` (beyond "on par" in accuracy units), each paired over seeds. The fairness rows are not
@@ -227,7 +230,7 @@ def _scale_claims(tidy: pd.DataFrame, rho_margin: float, gain_margin: float) -> 
     unjudged = "; ".join(x for x in (_degenerate(pair), _contributions_unmeasured(pair)) if x)
 
     def row(metric: str, claim: str, paper_states: str, lower: bool = False, margin: float = 0.0) -> Claim:
-        values = _seeds(pair, metric)
+        values = _seeds(pair, metric, nan_rho)
         raw = {m: dict(zip(g.seed, g[metric])) for m, g in pair.groupby("method")}
         means = {m: seed_mean(raw.get(m, {})) for m in ("aequa", "fedavg_ft")}
         iv = v.paired(values.get("aequa", {}), values.get("fedavg_ft", {}))
@@ -269,16 +272,16 @@ def _scale_claims(tidy: pd.DataFrame, rho_margin: float, gain_margin: float) -> 
 def claims(results: Mapping[str, Any], settings: ExtensionSettings) -> list[Claim]:
     """The extensions' claims on the tidy tables present: ``participation`` (Sec. 6.4), ``training_time`` with
     ``final_widths`` (Sec. 6.5), ``scale`` (Sec. 6.6)."""
-    rows = []
+    rows, nan_rho = [], settings.aequa.tables.verdicts.nan_rho
     if "participation" in results:
         pc = settings.participation
         datasets = list(dict.fromkeys(pc.datasets))
         margin = settings.aequa.tables.verdicts.rho_clear_margin
-        rows += _participation_claims(results["participation"], datasets, list(pc.rate_range), margin)
+        rows += _participation_claims(results["participation"], datasets, list(pc.rate_range), margin, nan_rho)
     if "training_time" in results:
         margin = settings.aequa.tables.verdicts.rho_clear_margin
-        rows += _training_time_claims(results["training_time"], results["final_widths"], margin)
+        rows += _training_time_claims(results["training_time"], results["final_widths"], margin, nan_rho)
     if "scale" in results:
         margins = settings.aequa.tables.verdicts
-        rows += _scale_claims(results["scale"], margins.rho_clear_margin, margins.on_par_tolerance)
+        rows += _scale_claims(results["scale"], margins.rho_clear_margin, margins.on_par_tolerance, nan_rho)
     return rows

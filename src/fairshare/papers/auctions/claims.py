@@ -437,7 +437,7 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
         table, tolerance_se = results["corollary10"], settings.corollary10["tolerance_se"]
         rows += exact.corollary10(table, tolerance_se)
         rows += exact.algorithm3_line5(table)
-        rows += exact.theorem11(table, tolerance_se)
+        rows += exact.theorem11(table, tolerance_se, settings.theorem11["standard_error"])
     if "exp6" in results:
         rows += _exp6(results["exp6"], settings.nearly_same_margin, settings.exp6.nearly_same_tolerance)
     return rows
