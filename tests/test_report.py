@@ -1,5 +1,7 @@
 """The one claims interface: keyword-only constructors per kind, statuses from ``holds``, and the claims-file check."""
 
+from pathlib import Path
+
 import pytest
 
 from fairshare.pipeline.report import Claim, read_claims, write_claims
@@ -85,3 +87,40 @@ def test_the_verdict_table_puts_each_profiles_verdict_side_by_side():
     text = report.verdict_table_markdown(table)
     assert "| inconclusive | 0 | 1 | 0 |" in text
     assert "<table>" in report.verdict_table_html(table) and "<script" not in report.verdict_table_html(table)
+
+
+def test_a_column_decided_by_older_row_definitions_is_shown_as_such():
+    import pandas as pd
+
+    from fairshare.pipeline import report
+
+    card = pd.DataFrame(
+        {"paper": ["mmfl"], "artifact": ["Figure 2"], "claim": ["higher"], "kind": ["claim"], "status": ["match"]}
+    )
+    current = report.training_verdicts(card)
+    assert set(current["definitions"]) == {report.row_definitions()}
+    older = current.assign(definitions="0123456789ab")
+    committed_before_the_column = current.drop(columns="definitions")
+    table = report.verdict_table({"default": current, "cpu_scale": older, "test": committed_before_the_column})
+    assert list(table["default"]) == ["match"]
+    assert list(table["cpu_scale"]) == list(table["test"]) == [report.OLDER_DEFINITIONS]
+    assert f"| {report.OLDER_DEFINITIONS} | 0 | 1 | 1 |" in report.verdict_table_markdown(table)
+
+
+def test_the_row_definitions_change_with_the_claims_code(tmp_path, monkeypatch):
+    import shutil
+
+    from fairshare.pipeline import report
+
+    src = Path(report.__file__).resolve().parents[1]
+    copy = tmp_path / "fairshare"
+    for sub in ("papers", "pipeline"):
+        shutil.copytree(src / sub, copy / sub)
+    monkeypatch.setattr(report, "__file__", str(copy / "pipeline" / "report.py"))
+    before = report.row_definitions()
+    claims = copy / "papers" / "mmfl" / "claims.py"
+    claims.write_text(claims.read_text() + "\n# a changed row\n")
+    assert report.row_definitions() != before
+    (copy / "papers" / "model_sharing" / "claims.py").write_text("# not a training paper\n")
+    claims.write_text(claims.read_text().removesuffix("\n# a changed row\n"))
+    assert report.row_definitions() == before

@@ -264,16 +264,45 @@ ROW_KEY = ["paper", "artifact", "claim"]
 NOT_RUN_HERE = "not run here"
 
 
+#: The verdict-table cell of a profile whose committed column was computed by other row definitions (issue 42 item 6).
+OLDER_DEFINITIONS = "older row definitions"
+
+
+def row_definitions() -> str:
+    """A fingerprint of the code that decides the training statements' verdicts: the training papers' claims modules
+    and :mod:`fairshare.pipeline.verdicts` (12 hex digits of a SHA-256 over their bytes). A profile's column of the
+    verdict table carries it, so a column committed before the rows changed is shown as such, never as a verdict."""
+    import hashlib
+
+    src = Path(__file__).resolve().parents[1]
+    files = sorted(f for paper in TRAINING_PAPERS for f in (src / "papers" / paper).glob("claims*.py"))
+    digest = hashlib.sha256()
+    for path in [*files, src / "pipeline" / "verdicts.py"]:
+        digest.update(path.relative_to(src).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def training_verdicts(card: pd.DataFrame) -> pd.DataFrame:
-    """The statement rows (kind ``claim``) of the training papers: the row key and its status, one profile's column
-    of the verdict table (:func:`verdict_table`)."""
+    """The statement rows (kind ``claim``) of the training papers: the row key, its status and the
+    :func:`row_definitions` that decided it, one profile's column of the verdict table (:func:`verdict_table`)."""
     rows = card[card["paper"].isin(TRAINING_PAPERS) & (card["kind"] == "claim")]
-    return rows[[*ROW_KEY, "status"]].reset_index(drop=True)
+    out = rows[[*ROW_KEY, "status"]].reset_index(drop=True)
+    out["definitions"] = row_definitions()
+    return out
 
 
-def verdict_table(columns: dict[str, pd.DataFrame | None]) -> pd.DataFrame:
+def verdict_table(columns: dict[str, pd.DataFrame | None], definitions: str | None = None) -> pd.DataFrame:
     """One row per training statement, one column per profile (its verdicts from :func:`training_verdicts`, or None:
-    "not run here"); a statement a profile has no row for reads "-". Rows in order of first appearance."""
+    "not run here"); a statement a profile has no row for reads "-". Rows in order of first appearance. A column
+    whose row definitions are not ``definitions`` (default: this code's :func:`row_definitions`) reads
+    :data:`OLDER_DEFINITIONS` in every cell: its verdicts were decided by rows that no longer exist as written."""
+    definitions = definitions or row_definitions()
+    columns = {
+        profile: frame
+        if frame is None or set(frame.get("definitions", pd.Series(["?"]))) == {definitions}
+        else frame.assign(status=OLDER_DEFINITIONS)
+        for profile, frame in columns.items()
+    }
     known = [frame for frame in columns.values() if frame is not None]
     keys = pd.concat([f[ROW_KEY] for f in known], ignore_index=True).drop_duplicates() if known else None
     table = (keys if keys is not None else pd.DataFrame(columns=ROW_KEY)).reset_index(drop=True)
@@ -290,7 +319,7 @@ def verdict_table_markdown(table: pd.DataFrame) -> str:
     """The verdict table as Markdown, with each profile's counts per status first."""
     profiles = [c for c in table.columns if c not in ROW_KEY]
     lines = ["| status | " + " | ".join(profiles) + " |", "|---|" + "---|" * len(profiles)]
-    for status in ("match", "differs", "inconclusive", "not run in this profile"):
+    for status in ("match", "differs", "inconclusive", "not run in this profile", OLDER_DEFINITIONS):
         lines.append(f"| {status} | " + " | ".join(str(int((table[p] == status).sum())) for p in profiles) + " |")
     lines += ["", "| " + " | ".join([*ROW_KEY, *profiles]) + " |", "|" + "---|" * (len(ROW_KEY) + len(profiles))]
     for row in table.itertuples(index=False):
