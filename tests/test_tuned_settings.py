@@ -353,6 +353,9 @@ def test_the_claims_only_reruns_of_theorem_11s_standard_error_and_the_nan_rule_r
     entries = {e.id: e for e in tuned.load_register(config=DEFAULT)}
     se, nan = entries["auctions_theorem11_se"], entries["aequa_nan_rho"]
     assert (se.kind, nan.kind) == ("auctions_claims", "aequa_claims")
+    # the NaN rule reaches the extensions' rows too: their claims are rerun beside the main experiments'
+    assert nan.rerun.get("extensions") and not entries["aequa_ir_split"].rerun.get("extensions")
+    assert "| aequa_claims + the extensions' claims |" in tuned.register_table([nan])
     for config in (DEFAULT, TEST):
         assert tuned.applies(se, config) and tuned.applies(nan, config) and not tuned.pending_here(se, config)
     assert tuned.aequa_rerun(nan, ["results/aequa/runs/digits/homogeneous/aequa/seed0.json"], "x") == []

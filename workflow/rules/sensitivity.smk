@@ -95,6 +95,71 @@ if SENSITIVITY_AEQUA:
             "fairshare {params.commands} > {log} 2>&1"
 
 
+# A claims-only Aequa setting the extensions' claims read too (`extensions: true`, e.g. the NaN-rho rule): their
+# summaries of the main run's participation, training-time and scale runs with the rerun value, then one claims file
+# with the main experiments' rerun claims (rule sensitivity_aequa) before them.
+for _entry in SENSITIVITY_RUN:
+    if _entry.kind != "aequa_claims" or not _entry.rerun.get("extensions"):
+        continue
+    _ext = f"{SENSITIVITY_ROOT}/{_entry.id}/aequa"
+    SENSITIVITY_CLAIMS[_entry.id] = f"{SENSITIVITY_ROOT}/{_entry.id}/claims.csv"
+
+    rule:
+        """The Aequa extensions' claims (Tables 3-4, Figs 3-4) judged with a setting only the claims read at its rerun
+        value, on the main run's extension runs (no training), joined after the main experiments' rerun claims."""
+        name:
+            f"sensitivity_{_entry.id}_extensions"
+        input:
+            main_claims=f"{_ext}/claims.csv",
+            participation=AEQUA_PART_RUNS,
+            participation_check=[check_file(p) for p in AEQUA_PART_RUNS],
+            training_time=AEQUA_TT_RUNS,
+            training_time_check=[check_file(p) for p in AEQUA_TT_RUNS],
+            scale=[aequa_run_file("scale", {"seed": s}, m) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS],
+            scale_check=[
+                check_file(aequa_run_file("scale", {"seed": s}, m))
+                for m in AEQUA_SCALE_METHODS
+                for s in AEQUA_EXT_RUNS
+            ],
+        output:
+            **{f"{f}_{x}": f"{_ext}/{f}_training_time.{x}" for f in AEQUA_TT["partitions"] for x in ("png", "pdf")},
+            table3_csv=f"{_ext}/table3.csv",
+            table3_md=f"{_ext}/table3.md",
+            per_client=f"{_ext}/participation_per_client.csv",
+            participation_claims=f"{_ext}/participation_claims.csv",
+            fig2_png=f"{_ext}/fig2_participation.png",
+            fig2_pdf=f"{_ext}/fig2_participation.pdf",
+            rounds=f"{_ext}/training_time_rounds.csv",
+            training_time_claims=f"{_ext}/training_time_claims.csv",
+            table4_csv=f"{_ext}/table4.csv",
+            table4_md=f"{_ext}/table4.md",
+            scale_claims=f"{_ext}/scale_claims.csv",
+            curve=f"{_ext}/scale_width_curve.csv",
+            fig5_png=f"{_ext}/fig5_scale_width.png",
+            fig5_pdf=f"{_ext}/fig5_scale_width.pdf",
+            claims=f"{SENSITIVITY_ROOT}/{_entry.id}/claims.csv",
+            claims_check=check_file(f"{SENSITIVITY_ROOT}/{_entry.id}/claims.csv"),
+        log:
+            f"logs/sensitivity/{_entry.id}_extensions.log",
+        params:
+            cfg=lambda w, e=_entry: cfg_file({"seed": config["seed"], **tuned.rerun_blocks(config, e, "aequa")}),
+            fig2=lambda w, output: output.fig2_png[:-4],
+            fig5=lambda w, output: output.fig5_png[:-4],
+            figures=lambda w, output: " ".join(
+                f"--figure {p} {output[f'{fig}_png'][:-4]}" for fig, p in AEQUA_TT["partitions"].items()
+            ),
+        shell:
+            "fairshare aequa-ext participation-summary {input.participation} --table {output.table3_csv}"
+            " {output.table3_md} --per-client {output.per_client} --claims {output.participation_claims}"
+            " --figure {params.fig2} --cfg {params.cfg} +"
+            " aequa-ext training-time-summary {input.training_time} --rounds {output.rounds}"
+            " --claims {output.training_time_claims} {params.figures} --cfg {params.cfg} +"
+            " aequa-ext scale-summary {input.scale} --table {output.table4_csv} {output.table4_md}"
+            " --claims {output.scale_claims} --curve {output.curve} --figure {params.fig5} --cfg {params.cfg} +"
+            " sensitivity join-claims {input.main_claims} {output.participation_claims}"
+            " {output.training_time_claims} {output.scale_claims} --output {output.claims} > {log} 2>&1"
+
+
 for _entry in SENSITIVITY_RUN:
     _root = f"{SENSITIVITY_ROOT}/{_entry.id}"
     if _entry.kind == "auctions_exp5":

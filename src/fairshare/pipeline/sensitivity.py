@@ -462,6 +462,8 @@ def register_table(entries: Sequence[Entry]) -> str:
         rerun = r["kind"] if r["kind"] != "aequa" else f"aequa: {', '.join(r['methods'])} on {', '.join(r['datasets'])}"
         if "partitions" in r:
             rerun += f" ({', '.join(r['partitions'])})"
+        if r.get("extensions"):
+            rerun += " + the extensions' claims"
         if r["kind"] == "mmfl":
             rerun = f"mmfl: {', '.join(r.get('experiments', ['every experiment']))}" + (
                 " + Exp 6" if r.get("exp6") else ""
