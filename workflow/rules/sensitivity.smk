@@ -4,6 +4,7 @@
 # main run's other results and data files; the scorecard puts its verdicts in the `sensitivity` column.
 from fairshare.pipeline import sensitivity as tuned  # noqa: E402
 from fairshare.pipeline.config import load_config  # noqa: E402
+from fairshare.pipeline.sensitivity_extensions import Layout, extension_job, extension_plan  # noqa: E402
 
 # Every path the register names must exist in config/config.yaml (other profiles may replace a block, e.g. a per-dataset
 # p_min by one number: that profile then runs no rerun for it).
@@ -158,6 +159,55 @@ for _entry in SENSITIVITY_RUN:
             " --claims {output.scale_claims} --curve {output.curve} --figure {params.fig5} --cfg {params.cfg} +"
             " sensitivity join-claims {input.main_claims} {output.participation_claims}"
             " {output.training_time_claims} {output.scale_claims} --output {output.claims} > {log} 2>&1"
+
+
+# The Aequa extensions (kind aequa_extensions, issue 38): each entry retrains the participation, training-time and
+# scale runs its setting changes with the rerun value (fairshare.pipeline.sensitivity_extensions), then summarizes
+# each retrained extension from those runs and the main run's others; one rule per entry.
+SENSITIVITY_EXT_LAYOUT = Layout(
+    seeds=AEQUA_EXT_RUNS,
+    run_file=aequa_run_file,
+    dataset_file=dataset_file,
+    scale_dataset=AEQUA_SCALE["dataset"],
+    scale_data=SCALE_DATA,
+    scale_writers=SCALE_WRITERS,
+    main_runs={
+        "participation": AEQUA_PART_RUNS,
+        "training_time": AEQUA_TT_RUNS,
+        "scale": [aequa_run_file("scale", {"seed": s}, m) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS],
+    },
+    figures=AEQUA_TT["partitions"],
+    checkpoints=CHECKPOINTS,
+    check=check_file,
+)
+for _entry in SENSITIVITY_RUN:
+    if _entry.kind != "aequa_extensions":
+        continue
+    _outputs, _inputs, _commands, SENSITIVITY_CLAIMS[_entry.id] = extension_job(
+        _entry,
+        extension_plan(_entry, AEQUA),
+        f"{SENSITIVITY_ROOT}/{_entry.id}",
+        SENSITIVITY_EXT_LAYOUT,
+        cfg_file({"seed": config["seed"], "device": config["device"], **tuned.rerun_blocks(config, _entry, "aequa")}),
+        cfg_json("seed", "aequa"),
+    )
+
+    rule:
+        """The Aequa extensions' runs a setting changes, retrained at its rerun value, and their claims (one process)."""
+        name:
+            f"sensitivity_{_entry.id}"
+        input:
+            _inputs,
+        output:
+            _outputs,
+        log:
+            f"logs/sensitivity/{_entry.id}.log",
+        resources:
+            gpu=GPU,
+        params:
+            commands=" + ".join(_commands),
+        shell:
+            "fairshare {params.commands} > {log} 2>&1"
 
 
 for _entry in SENSITIVITY_RUN:

@@ -19,6 +19,7 @@ __all__ = [
     "report_items",
     "resources",
     "sensitivity",
+    "sensitivity_extensions",
     "verdicts",
     "yardstick",
 ]

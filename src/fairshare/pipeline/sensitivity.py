@@ -19,6 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from fairshare.pipeline.sensitivity_extensions import extension_plan
+
 __all__ = [
     "REGISTER",
     "Entry",
@@ -186,6 +188,8 @@ def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
         )
     if entry.kind == "mmfl":
         return set(entry.rerun.get("experiments", [])) <= {e["name"] for e in config["mmfl"]["experiments"]}
+    if entry.kind == "aequa_extensions":
+        return bool(extension_plan(entry, config["aequa"]))
     return True
 
 
@@ -462,7 +466,9 @@ def register_table(entries: Sequence[Entry]) -> str:
         rerun = r["kind"] if r["kind"] != "aequa" else f"aequa: {', '.join(r['methods'])} on {', '.join(r['datasets'])}"
         if "partitions" in r:
             rerun += f" ({', '.join(r['partitions'])})"
-        if r.get("extensions"):
+        if r["kind"] == "aequa_extensions":
+            rerun = f"aequa extensions ({', '.join(r['extensions'])}): {', '.join(r['methods'])} on {', '.join(r['datasets'])}"
+        if r["kind"] == "aequa_claims" and r.get("extensions"):
             rerun += " + the extensions' claims"
         if r["kind"] == "mmfl":
             rerun = f"mmfl: {', '.join(r.get('experiments', ['every experiment']))}" + (
@@ -479,9 +485,12 @@ def register_table(entries: Sequence[Entry]) -> str:
 
 
 def register_summary(entries: Sequence[Entry]) -> str:
-    """The register in short (README): setting, default, rerun value, why it changed."""
+    """The register in short (README): setting, default, rerun value, why it changed (an Aequa setting's extensions
+    entry, ``<id>_ext``, repeats its setting: one line)."""
     lines = ["| setting | default | rerun with | why it changed |", "|---|---|---|---|"]
     for e in entries:
+        if e.kind == "aequa_extensions":
+            continue
         rerun = {
             "pending": f"`{e.rerun_value}` (pending)",
             "none": "no rerun needed",

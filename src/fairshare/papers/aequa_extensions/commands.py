@@ -114,6 +114,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--writers",
         help="npz with writers_train (real FEMNIST writer ids); without it the configured writer-like partition",
     )
+    p.add_argument(
+        "--standalone",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("SEED", "JSON"),
+        help="a seed's standalone scale run (its contributions) instead of training it in the job (sensitivity reruns)",
+    )
 
     p = _job(sub, "scale-overhead", "seconds per round of FedAvg and Aequa, alternately in one process", scale_overhead)
     p.add_argument(
@@ -201,7 +209,12 @@ def scale(args: argparse.Namespace) -> None:
     from fairshare.papers.aequa_extensions.experiment import SCALE_METHODS, scale_runs
 
     runs = parse_runs(args, SCALE_METHODS)
-    write_runs(runs, scale_runs(settings(args), job_inputs(args), args.writers, runs))
+    standalone = {int(seed): path for seed, path in args.standalone if seed.isdigit()}
+    if len(standalone) != len(args.standalone):
+        raise UserError("--standalone SEED JSON: the seed is a seed index")
+    if standalone and any(r.method == "standalone" for r in runs):
+        raise UserError("--standalone and a standalone --run exclude each other")
+    write_runs(runs, scale_runs(settings(args), job_inputs(args), args.writers, runs, standalone or None))
 
 
 def scale_overhead(args: argparse.Namespace) -> None:

@@ -365,9 +365,14 @@ def _scale_experiment(settings: ExtensionSettings, name: str, torch_stream: str,
 
 
 def scale_runs(
-    settings: ExtensionSettings, inputs: JobInputs, writers: str | None, runs: Sequence[Run]
+    settings: ExtensionSettings,
+    inputs: JobInputs,
+    writers: str | None,
+    runs: Sequence[Run],
+    standalone: Mapping[int, str] | None = None,
 ) -> Iterator[tuple[Run, dict]]:
-    """The scale runs of one job, each seed's standalone run first (the contributions of its other methods)."""
+    """The scale runs of one job, each seed's standalone run first (the contributions of its other methods), or with
+    ``standalone`` (seed -> a standalone scale run's file) the contributions read from there."""
     sc = settings.scale
     return run_job(
         _scale_experiment(settings, "scale", "aequa/scale/torch/{dataset}/{method}"),
@@ -375,7 +380,8 @@ def scale_runs(
         inputs,
         runs,
         partition=sc.partition.name,
-        contributions="job",
+        contributions="files" if standalone else "job",
+        standalone_files=standalone,
         setting=_scale_setting(settings, inputs, writers),
     )
 
