@@ -23,7 +23,7 @@ STRAY_TEMPORARY = re.compile(r"^\.[^/]+\.[a-z0-9_]{8}(\.[A-Za-z0-9]+)?$")
 NOT_BYTE_COMPARED: set[str] = set()
 # The training rules (`snakemake --list-rules`): every job that trains, checkpoints and resumes.
 TRAINING_RULE = re.compile(
-    r"\w+_run(_\w+)?|auctions_exp6(_\w+)?|payoff_flows_valuate_\d+|sensitivity_aequa|sensitivity_mmfl_\w+"
+    r"\w+_run(_\w+)?|auctions_exp6(_\w+)?|payoff_flows_valuate_\d+|sensitivity_aequa(_\w+_ext)?|sensitivity_mmfl_\w+"
 )
 
 UV_STAND_IN = """#!/bin/sh
