@@ -18,6 +18,7 @@ __all__ = [
     "report",
     "report_items",
     "resources",
+    "seed_plan",
     "sensitivity",
     "sensitivity_extensions",
     "verdicts",
