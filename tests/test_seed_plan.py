@@ -82,7 +82,7 @@ def test_the_pilot_fills_the_median_sd_and_the_seeds_and_keeps_the_targets(tmp_p
     filled = seed_plan.fill_from_pilot(path, _pilot_card(0.01), {"root_seed": 1})
     by_name = {g["name"]: g for g in filled["groups"]}
     mmfl = by_name["mmfl_min_accuracy"]
-    assert mmfl["pilot_intervals"] == 2  # the variance row is not a minimum-accuracy row
+    assert mmfl["pilot_intervals"] == mmfl["pilot_rows"] == 2  # the variance row is not a minimum-accuracy row
     assert mmfl["pilot_sd"] == pytest.approx(0.02)  # the median of SDs 0.01 and 0.03
     assert mmfl["required"] == seed_plan.required_seeds(0.02, 0.022)
     assert mmfl["target"] == 0.022 and filled["caps"] == {"default": {"mmfl.seeds": 5, "aequa.seeds": 3}}
@@ -163,7 +163,7 @@ def test_the_pilot_runs_on_seeds_no_verdict_run_uses():
 
 
 def test_rows_of_a_group_the_cap_cuts_read_underpowered():
-    group = seed_plan.Group("g", "mmfl.seeds", (("mmfl", "*", "*"),), 0.022, "s", 0.03, 6, 14)
+    group = seed_plan.Group("g", "mmfl.seeds", (("mmfl", "*", "*"),), 0.022, "s", pilot_sd=0.03, required=14)
     other = f"{yardstick.OTHER}: the paper states no effect"
     text = yardstick.short_of_plan(other, group, 5, "0.05")
     assert text.startswith(yardstick.UNDERPOWERED) and "asks for 14 seeds" in text and "this run has 5" in text
@@ -180,3 +180,21 @@ def test_a_malformed_plan_is_one_line(tmp_path):
         seed_plan.load_plan(bad)
     shutil.copy(PLAN, tmp_path / "ok.yaml")
     assert seed_plan.load_plan(tmp_path / "ok.yaml").groups
+
+
+def test_the_committed_plan_is_what_its_pilot_gives():
+    """workflow/seed_plan.yaml's pilot columns recompute from the pilot's intervals kept in metrics/pilot/."""
+    plan = seed_plan.load_plan()
+    assert plan.pilot, "the plan has not been filled from its pilot"
+    intervals = pd.read_csv(REPO / "metrics" / "pilot" / "intervals.csv", keep_default_na=False)
+    filled = seed_plan.fill_from_pilot(PLAN, intervals, plan.pilot)
+    for entry, group in zip(filled["groups"], plan.groups):
+        assert (entry["pilot_sd"], entry["pilot_rows"], entry["required"]) == (
+            group.pilot_sd,
+            group.pilot_rows,
+            group.required,
+        ), group.name
+    # every group asks for more seeds than the default profile's budget gives: its rows are underpowered by the plan
+    assert {g.name for g in plan.groups if g.required > plan.seeds("default", g.config)} == {
+        g.name for g in plan.groups if g.name != "mmfl_comparable"
+    }

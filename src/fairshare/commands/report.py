@@ -183,8 +183,8 @@ def seed_plan(args: argparse.Namespace) -> None:
     plan = load_plan(args.plan)
     for group in plan.groups:
         print(
-            f"{group.name}: pilot SD {group.pilot_sd:.4g} over {group.pilot_intervals} intervals, target "
-            f"{group.target:g} -> {group.required or 'more than 200'} seeds"
+            f"{group.name}: pilot SD {group.pilot_sd:.4g} over {group.pilot_rows} rows ({group.pilot_intervals} "
+            f"intervals), target {group.target:g} -> {group.required or 'more than 200'} seeds"
         )
 
 

@@ -94,6 +94,7 @@ class Group:
     source: str
     pilot_sd: float | None = None
     pilot_intervals: int = 0
+    pilot_rows: int = 0
     required: int | None = None
 
     def covers(self, paper: str, artifact: str, claim: str) -> bool:
@@ -149,6 +150,7 @@ def load_plan(path: str | Path = PLAN_FILE) -> SeedPlan:
                 source=str(g["source"]),
                 pilot_sd=None if g.get("pilot_sd") is None else float(g["pilot_sd"]),
                 pilot_intervals=int(g.get("pilot_intervals") or 0),
+                pilot_rows=int(g.get("pilot_rows") or 0),
                 required=None if g.get("required") is None else int(g["required"]),
             )
             for g in raw["groups"]
@@ -199,24 +201,27 @@ def _plan_keys(config: Mapping[str, Any], prefix: str = "") -> set[str]:
 
 
 def fill_from_pilot(path: str | Path, pilot_card: pd.DataFrame, provenance: Mapping[str, Any]) -> dict[str, Any]:
-    """The plan file's content with each group's pilot SD (the median over the seed intervals its rows print in the
-    pilot's scorecard) and the seeds the rule asks for, and the pilot's provenance; the groups' rows, targets and the
+    """The plan file's content with each group's pilot SD (the median over its rows of each row's median SD over the
+    seed intervals it prints in the pilot's scorecard; a row belongs to the first group that covers it) and the seeds
+    the rule asks for, and the pilot's provenance; the groups' rows, targets and the
     caps are kept as written (they are set before the pilot)."""
     path = Path(path)
     raw = yaml.safe_load(path.read_text())
     plan = load_plan(path)
     for entry, group in zip(raw["groups"], plan.groups):
-        sds = [
-            sd
+        per_row = [
+            per_seed_sds(str(row.interval))
             for row in pilot_card.itertuples(index=False)
-            if group.covers(row.paper, row.artifact, row.claim)
-            for sd in per_seed_sds(str(row.interval))
+            if plan.group_of(row.paper, row.artifact, row.claim) == group
         ]
-        if not sds:
+        per_row = [sds for sds in per_row if sds]
+        if not per_row:
             raise UserError(f"the pilot's scorecard has no seed interval for group {group.name!r}; rerun the pilot")
-        sd = statistics.median(sds)
+        # each row weighs the same: a statement checked at every round prints hundreds of intervals
+        sd = statistics.median(statistics.median(sds) for sds in per_row)
         entry["pilot_sd"] = round(sd, 6)
-        entry["pilot_intervals"] = len(sds)
+        entry["pilot_intervals"] = sum(map(len, per_row))
+        entry["pilot_rows"] = len(per_row)
         entry["required"] = required_seeds(sd, group.target)
     raw["pilot"] = dict(provenance)
     return raw
