@@ -35,6 +35,7 @@ __all__ = [
     "SeedPlan",
     "fill_from_pilot",
     "load_plan",
+    "matches",
     "mde_at",
     "per_seed_sds",
     "required_seeds",
@@ -78,7 +79,9 @@ def per_seed_sds(text: str) -> list[float]:
     return found
 
 
-def _matches(pattern: str, text: str) -> bool:
+def matches(pattern: str, text: str) -> bool:
+    """Whether ``text`` is ``pattern`` with each ``*`` standing for any text (the row patterns of the seed plan and
+    of workflow/paper_effects.yaml)."""
     return re.fullmatch(".*".join(re.escape(part) for part in pattern.split("*")), text, re.DOTALL) is not None
 
 
@@ -98,7 +101,7 @@ class Group:
     required: int | None = None
 
     def covers(self, paper: str, artifact: str, claim: str) -> bool:
-        return any(p == paper and _matches(a, artifact) and _matches(c, claim) for p, a, c in self.rows)
+        return any(p == paper and matches(a, artifact) and matches(c, claim) for p, a, c in self.rows)
 
 
 @dataclass(frozen=True)

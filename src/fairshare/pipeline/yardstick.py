@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from fairshare.errors import UserError
-from fairshare.pipeline.seed_plan import MOST_SEEDS, Group, SeedPlan
+from fairshare.pipeline.seed_plan import MOST_SEEDS, Group, SeedPlan, matches
 from fairshare.pipeline.verdicts import DIFFERS, INCONCLUSIVE, MATCH, NOT_RUN, Verdict
 
 __all__ = [
@@ -131,17 +131,12 @@ def load_effects(path: str | Path) -> list[tuple[str, str, str, PaperEffect]]:
     return entries
 
 
-def _matches(pattern: str, text: str) -> bool:
-    """Whether ``text`` is ``pattern`` with each ``*`` standing for any text."""
-    return re.fullmatch(".*".join(re.escape(part) for part in pattern.split("*")), text, re.DOTALL) is not None
-
-
 def effect_for(
     entries: Sequence[tuple[str, str, str, PaperEffect]], paper: str, artifact: str, claim: str
 ) -> PaperEffect | None:
     """The first entry that covers the row (artifact and claim patterns, ``*`` any text), or None."""
     for p, a, pattern, effect in entries:
-        if p == paper and _matches(a, artifact) and _matches(pattern, claim):
+        if p == paper and matches(a, artifact) and matches(pattern, claim):
             return effect
     return None
 
