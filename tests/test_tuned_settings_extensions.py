@@ -85,7 +85,8 @@ def test_the_default_profile_reruns_the_extensions_within_its_budget_and_names_t
 def test_the_test_profile_runs_its_extension_reruns_at_its_tiny_scale():
     entries = _entries()
     ran = {i for i, e in entries.items() if e.kind == "aequa_extensions" and tuned.applies(e, TEST)}
-    assert ran == {"aequa_pmin_digits_ext", "aequa_fedavg_ft_lr_ext"}  # no budget there; digits only
+    # no budget there; digits only; the learning rate and batch size equal the default's there, the rounds do not
+    assert ran == {"aequa_pmin_digits_ext", "aequa_fedavg_ft_lr_ext", "aequa_lr_fig34_ext", "aequa_batch_size_fig34_ext"}
     assert TEST["aequa"]["train"]["rounds"]["default"] <= 3 and TEST["aequa"]["scale"]["rounds"] <= 3
     steps = extension_plan(entries["aequa_pmin_digits_ext"], TEST["aequa"])
     assert ("scale", {}, ["aequa"]) in steps  # the test profile's scale runs train digits: p_min.digits reaches them
@@ -163,7 +164,7 @@ def test_an_extension_rows_cell_comes_from_its_rerun_claims_file_and_names_a_rev
     figs = ("Figs 3-4, Sec. 6.5", "digits/homogeneous: post-training Aequa is best")
     write_claims(tmp_path / "main.csv", [claim(*table3, True), claim(*table4, True), claim(*figs, True)])
     # the rerun's extension claims, joined as rule sensitivity_<id> joins them: Table 3 reverses, Table 4 holds,
-    # the training-time rewards were not retrained (aequa_lr_ext trains Fashion-MNIST only)
+    # the training-time rewards are another entry's (aequa_lr_fig34_ext)
     write_claims(tmp_path / "participation.csv", [claim(*table3, False)])
     write_claims(tmp_path / "scale.csv", [claim(*table4, True)])
     rerun = tmp_path / "claims.csv"
@@ -175,7 +176,7 @@ def test_an_extension_rows_cell_comes_from_its_rerun_claims_file_and_names_a_rev
     assert 0 == main(
         ["report", "scorecard", str(tmp_path / "main.csv"), "--csv", str(card), "--markdown", str(tmp_path / "c.md")]
         + ["--metrics", str(tmp_path / "m.json"), "--register", str(tuned.REGISTER)]
-        + ["--sensitivity", f"aequa_lr_ext={rerun}", "--pending", "aequa_pmin_digits_ext"]
+        + ["--sensitivity", f"aequa_lr_ext={rerun}", "--pending", "aequa_pmin_digits_ext", "aequa_lr_fig34_ext"]
         + ["--cfg", json.dumps({"profile": "test", "smoke": False})]
     )
     with open(card, newline="") as f:
@@ -186,7 +187,9 @@ def test_an_extension_rows_cell_comes_from_its_rerun_claims_file_and_names_a_rev
     )
     assert cells["Table 3, Fig. 2"].split("; ") == [over, "aequa.train.lr=0.01: reverses: differs (default match)"]
     assert cells["Table 4"] == "aequa.train.lr=0.01: match (as default)"  # p_min.digits does not reach the scale runs
-    assert cells["Figs 3-4, Sec. 6.5"].split("; ") == [over, "aequa.train.lr=0.01: not rerun"]
+    # the training-time rows are aequa_lr_fig34_ext's (digits and synthetic), over the budget here
+    lr_over = over.replace("p_min.digits=0.25", "train.lr=0.01").replace("4.1", "8.7")
+    assert cells["Figs 3-4, Sec. 6.5"].split("; ") == [over, lr_over]
 
 
 def test_the_scale_command_reads_standalone_files_only_in_place_of_a_standalone_run(tmp_path, capsys):
