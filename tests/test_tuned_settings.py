@@ -283,7 +283,7 @@ def test_every_row_an_entry_touches_gets_a_sensitivity_cell():
         for r in entry.rows:
             hit = out[(out["artifact"] == _example(r["artifact"])) & (out["claim"] == _example(r["claim"]))]
             assert entry.label in hit["sensitivity"].iloc[0], (entry.id, r)
-    profile_only = {e.id: e for e in entries}["aequa_scale_rounds"]
+    profile_only = {e.id: e for e in entries}["aequa_scale_clients"]
     assert f"{profile_only.label}: runs in the paper profile only, not rerun here" in " ".join(out["sensitivity"])
 
 
