@@ -176,6 +176,9 @@ rule aequa_extensions_summary:
         participation_check=[check_file(p) for p in AEQUA_PART_RUNS],
         training_time=AEQUA_TT_RUNS,
         training_time_check=[check_file(p) for p in AEQUA_TT_RUNS],
+        # the training-time settings' contributions: a setting they cannot measure is not judged on rho (issue 38)
+        standalone=[aequa_tt_standalone(r) for r in AEQUA_TT_SETTINGS],
+        standalone_check=[check_file(aequa_tt_standalone(r)) for r in AEQUA_TT_SETTINGS],
         scale=[aequa_run_file("scale", {"seed": s}, m) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS],
         scale_check=[
             check_file(aequa_run_file("scale", {"seed": s}, m)) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS
@@ -217,6 +220,6 @@ rule aequa_extensions_summary:
         " {output.table3_md} --per-client {output.per_client} --claims {output.participation_claims}"
         " --figure {params.fig2} --cfg {params.cfg} +"
         " aequa-ext training-time-summary {input.training_time} --rounds {output.rounds}"
-        " --claims {output.training_time_claims} {params.figures} --cfg {params.cfg} +"
+        " --standalone {input.standalone} --claims {output.training_time_claims} {params.figures} --cfg {params.cfg} +"
         " aequa-ext scale-summary {input.scale} --table {output.table4_csv} {output.table4_md}"
         " --claims {output.scale_claims} --curve {output.curve} --figure {params.fig5} --cfg {params.cfg} > {log} 2>&1"

@@ -10,6 +10,11 @@ margin" (``rho_clear_margin``), in accuracy units it is beyond "on par" (``on_pa
 less than a clear margin apart. Not rows: the per-round overhead of Sec. 6.6 (``timings/aequa/scale_overhead.md``: its
 printed number is lost and "under 2x FedAvg" cannot fail) and Fig. 5's gap a(1) - a(p_min) (set by the configured
 p_min, its bar lost; docs/aequa.md).
+
+A rho row against the standalone contributions (Figs 3-4, Table 4) leaves a setting whose contributions are not
+measurable unjudged, as the main rows do, from the same inputs: the setting's standalone runs and their error
+(:func:`fairshare.papers.aequa.claims_measure.unmeasured`, issue 38). Table 3's rho is taken against the rounds each
+client joined, a count observed without error: the rule has nothing to test there.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fairshare.papers.aequa.claims_measure import unmeasured
 from fairshare.papers.aequa.claims_seeds import Seeds, placed, seed_mean, seed_mean_text, seed_values
 from fairshare.papers.aequa.settings import ExtensionSettings
 from fairshare.papers.aequa_extensions.experiment import LABELS, PARTICIPATION_METHODS, TRAINING_TIME_METHODS
@@ -29,6 +35,20 @@ from fairshare.pipeline.report import Claim
 __all__ = ["PAPER", "claims"]
 
 PAPER = "aequa"
+
+
+MEASURE_COLUMNS = ("contribution_error", "crossfit_error", "contribution_spread")
+
+
+def _unmeasured(measurement: pd.DataFrame | None, setting: tuple[str, str]) -> v.Verdict | None:
+    """:func:`claims_measure.unmeasured` on one setting's standalone measurement (rows per seed with
+    :data:`MEASURE_COLUMNS`, under the keys the main rows read), or None when there is none (the rows are judged)."""
+    if measurement is None or not len(measurement):
+        return None
+    runs = {
+        (*setting, "aequa", c): dict(zip(measurement.seed, measurement[c])) for c in MEASURE_COLUMNS if c in measurement
+    }
+    return unmeasured(runs, setting)
 
 
 def _seeds(frame: pd.DataFrame, column: str, nan_rho: float) -> dict[str, dict[object, float]]:
@@ -118,12 +138,18 @@ FIGURE_METRICS = {"accuracy": False, "pearson": False, "cgs": True}
 
 
 def _training_time_claims(
-    tidy: pd.DataFrame, final_widths: pd.DataFrame, tolerance: float, nan_rho: float
+    tidy: pd.DataFrame,
+    final_widths: pd.DataFrame,
+    tolerance: float,
+    nan_rho: float,
+    measurement: pd.DataFrame | None = None,
 ) -> list[Claim]:
     """Figs 3-4: post-training Aequa first on every evaluation metric at every evaluated round ("all evaluation
     metrics ... consistently outperforms ... across all cases"); at the final round of each seed, Aequa+CGSV second
     on Pearson correlation and Aequa+ShapFed comparable to it (within ``tolerance``: two rho less than the paper's
-    "clear margin" apart, ``aequa.verdicts.rho_clear_margin``)."""
+    "clear margin" apart, ``aequa.verdicts.rho_clear_margin``). A setting whose contributions are not measurable
+    (``measurement``: its standalone runs', :func:`fairshare.papers.aequa_extensions.experiment.contribution_measurement`)
+    is not judged on rho."""
     last = tidy.groupby(["dataset", "partition", "method", "seed"])["round"].transform("max")
     final = tidy[(tidy["round"] == last) & (tidy.metric == "pearson") & tidy.method.isin(TRAINING_TIME_METHODS)]
     rows = []
@@ -131,8 +157,10 @@ def _training_time_claims(
         rho = _seeds(setting.rename(columns={"value": "pearson"}), "pearson", nan_rho)
         raw = {m: dict(zip(g.seed, g.value)) for m, g in setting.groupby("method")}
         reproduced = "final-round ρ, " + _listing(rho, raw)
+        mine = None if measurement is None else measurement[(measurement.dataset == d) & (measurement.partition == p)]
+        why = _unmeasured(mine, (d, p))
         if "aequa" in rho:
-            rows.append(_every_metric_every_round(tidy, d, p, nan_rho))
+            rows.append(_every_metric_every_round(tidy, d, p, nan_rho, why))
         if "aequa_cgsv" in rho:
             rows.append(
                 Claim.comparison(
@@ -141,7 +169,7 @@ def _training_time_claims(
                     claim=f"{d}/{p}: training-time Aequa+CGSV is second on Pearson correlation (after post-training Aequa)",
                     paper_states="Aequa+CGSV second in both settings (Figs 3-4)",
                     reproduced=reproduced,
-                    verdict=placed("aequa_cgsv", rho, above=[m for m in ("aequa",) if m in rho]),
+                    verdict=why or placed("aequa_cgsv", rho, above=[m for m in ("aequa",) if m in rho]),
                     note=_held_width_note(final_widths, d, p, "aequa_cgsv"),
                 )
             )
@@ -155,9 +183,12 @@ def _training_time_claims(
                     paper_states="Aequa with ShapFed shows comparable performance (Figs 3-4)",
                     reproduced=reproduced,
                     verdict=(
-                        same := v.comparable(v.paired(rho["aequa_shapfed"], rho["aequa_cgsv"]), tolerance)
-                        if "aequa_cgsv" in rho
-                        else v.not_run("Aequa+CGSV did not run in this setting")
+                        same := why
+                        or (
+                            v.comparable(v.paired(rho["aequa_shapfed"], rho["aequa_cgsv"]), tolerance)
+                            if "aequa_cgsv" in rho
+                            else v.not_run("Aequa+CGSV did not run in this setting")
+                        )
                     ),
                     note=f"'comparable' = within {tolerance:g}, less than a 'clear margin' (aequa.verdicts."
                     f"rho_clear_margin; the paper prints no number for either); "
@@ -168,14 +199,18 @@ def _training_time_claims(
     return rows
 
 
-def _every_metric_every_round(tidy: pd.DataFrame, d: str, p: str, nan_rho: float) -> Claim:
+def _every_metric_every_round(
+    tidy: pd.DataFrame, d: str, p: str, nan_rho: float, unmeasured_rho: v.Verdict | None = None
+) -> Claim:
     """Figs 3-4 / Sec. 6.5: post-training Aequa better than every other method on each evaluation metric
-    (:data:`FIGURE_METRICS`) at each evaluated round, paired over seeds; ``every`` over (metric, round)."""
+    (:data:`FIGURE_METRICS`) at each evaluated round, paired over seeds; ``every`` over (metric, round). With
+    ``unmeasured_rho`` (the setting's contributions not measurable) the Pearson rounds are not judged: they carry it."""
     mine = tidy[(tidy.dataset == d) & (tidy.partition == p) & tidy.method.isin(TRAINING_TIME_METHODS)]
     per = {}
     for (metric, rnd), g in mine[mine.metric.isin(list(FIGURE_METRICS))].groupby(["metric", "round"]):
         values = _seeds(g.rename(columns={"value": metric}), metric, nan_rho)
-        per[f"{metric} round {rnd}"] = placed("aequa", values, lower_is_better=FIGURE_METRICS[metric])
+        rho_unjudged = unmeasured_rho if metric == "pearson" else None
+        per[f"{metric} round {rnd}"] = rho_unjudged or placed("aequa", values, lower_is_better=FIGURE_METRICS[metric])
     verdict = v.every(per, "metric-rounds")
     return Claim.comparison(
         paper=PAPER,
@@ -185,7 +220,9 @@ def _every_metric_every_round(tidy: pd.DataFrame, d: str, p: str, nan_rho: float
         "consistently outperforms other approaches across all cases",
         reproduced=v.counts_text([x.status for x in per.values()], "metric-rounds"),
         verdict=verdict,
-        note="metrics of App. B (IPR excluded there); differs at: "
+        note="metrics of App. B (IPR excluded there); "
+        + (f"Pearson rounds not judged ({unmeasured_rho.why}); " if unmeasured_rho else "")
+        + "differs at: "
         + (", ".join(k for k, x in per.items() if x.status == v.DIFFERS) or "none"),
     )
 
@@ -212,14 +249,6 @@ def _degenerate(pair: pd.DataFrame) -> str:
     return ""
 
 
-def _contributions_unmeasured(pair: pd.DataFrame) -> str:
-    """Why the scale runs' contributions cannot carry a rho (error at least their spread), or ""."""
-    if "contribution_error" not in pair or not len(pair):
-        return ""
-    error, spread = float(pair.contribution_error.mean()), float(pair.contribution_spread.mean())
-    return f"contribution not measurable: error {error:.3f} >= spread {spread:.3f}" if not error < spread else ""
-
-
 def _scale_claims(tidy: pd.DataFrame, rho_margin: float, gain_margin: float, nan_rho: float) -> list[Claim]:
     """Table 4 / Sec. 6.6: at scale Aequa improves accuracy over FedAvg and has "markedly better" fairness scores
     than FedAvg-FT: rho above by more than ``rho_margin`` (the paper's "clear margin" for rho) and CGS below by more
@@ -227,7 +256,8 @@ def _scale_claims(tidy: pd.DataFrame, rho_margin: float, gain_margin: float, nan
     judged where FedAvg-FT's rewards are constant up to test noise or the contributions are not measurable."""
     clients = f"{int(tidy.clients.iloc[0])} clients" if len(tidy) else "no runs"
     pair = tidy[tidy.method.isin(["aequa", "fedavg_ft"])]
-    unjudged = "; ".join(x for x in (_degenerate(pair), _contributions_unmeasured(pair)) if x)
+    why = _unmeasured(pair[pair.method == "aequa"], ("scale", ""))
+    unjudged = "; ".join(x for x in (_degenerate(pair), why.why if why else "") if x)
 
     def row(metric: str, claim: str, paper_states: str, lower: bool = False, margin: float = 0.0) -> Claim:
         values = _seeds(pair, metric, nan_rho)
@@ -271,7 +301,8 @@ def _scale_claims(tidy: pd.DataFrame, rho_margin: float, gain_margin: float, nan
 
 def claims(results: Mapping[str, Any], settings: ExtensionSettings) -> list[Claim]:
     """The extensions' claims on the tidy tables present: ``participation`` (Sec. 6.4), ``training_time`` with
-    ``final_widths`` (Sec. 6.5), ``scale`` (Sec. 6.6)."""
+    ``final_widths`` and the standalone runs' ``measurement`` (Sec. 6.5; rows judged on rho everywhere without it),
+    ``scale`` (Sec. 6.6)."""
     rows, nan_rho = [], settings.aequa.tables.verdicts.nan_rho
     if "participation" in results:
         pc = settings.participation
@@ -280,7 +311,9 @@ def claims(results: Mapping[str, Any], settings: ExtensionSettings) -> list[Clai
         rows += _participation_claims(results["participation"], datasets, list(pc.rate_range), margin, nan_rho)
     if "training_time" in results:
         margin = settings.aequa.tables.verdicts.rho_clear_margin
-        rows += _training_time_claims(results["training_time"], results["final_widths"], margin, nan_rho)
+        rows += _training_time_claims(
+            results["training_time"], results["final_widths"], margin, nan_rho, results.get("measurement")
+        )
     if "scale" in results:
         margins = settings.aequa.tables.verdicts
         rows += _scale_claims(results["scale"], margins.rho_clear_margin, margins.on_par_tolerance, nan_rho)

@@ -90,6 +90,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("training-time-summary", help="per-round metrics, claims and Figures 3-4")
     p.add_argument("runs", nargs="+", help="run JSONs written by `aequa-ext training-time`")
     p.add_argument("--rounds", required=True, help="tidy per-round metrics (CSV)")
+    p.add_argument(
+        "--standalone",
+        nargs="+",
+        default=[],
+        metavar="JSON",
+        help="the settings' standalone runs (the contributions): a setting they measure no better than its clients "
+        "differ is not judged on rho (without them every setting is judged)",
+    )
     p.add_argument("--claims", required=True, help="claims (CSV)")
     p.add_argument(
         "--figure",
@@ -199,6 +207,8 @@ def training_time_summary(args: argparse.Namespace) -> None:
     tidy = ex.training_time_rounds(runs)
     write_csv(args.rounds, tidy)
     results = {"training_time": tidy, "final_widths": ex.final_width_correlations(runs)}
+    if args.standalone:
+        results["measurement"] = ex.contribution_measurement([read_json(p) for p in args.standalone])
     write_claims(args.claims, claims(results, settings(args)))
     for partition, stem in args.figure:
         metrics_over_rounds(tidy[tidy.partition == partition], stem)

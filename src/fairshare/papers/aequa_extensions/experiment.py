@@ -40,6 +40,7 @@ __all__ = [
     "training_time_runs",
     "training_time_rounds",
     "final_width_correlations",
+    "contribution_measurement",
     "sampled_joining",
     "scale_rewards",
     "scale_runs",
@@ -290,6 +291,34 @@ def final_width_correlations(runs: list[dict]):
     return pd.DataFrame(rows, columns=["dataset", "partition", "method", "seed", "pearson_width"])
 
 
+def _measurement(run: dict) -> dict:
+    """How well a standalone run measured its clients' contributions, as ``aequa.tables`` records it for the main
+    runs: the validation-vs-test RMS difference (``contribution_error``), a test half's error (``crossfit_error``:
+    RMS of the halves' difference over sqrt 2) and the test contributions' spread (``contribution_spread``); NaN for
+    a split the run did not record."""
+    c = np.asarray(run["reward_acc"], float)
+    error = crossfit = np.nan
+    if "validation_acc" in run:
+        error = float(np.sqrt(np.mean((np.asarray(run["validation_acc"], float) - c) ** 2)))
+    if "reward_acc_halves" in run:
+        a, b = np.asarray(run["reward_acc_halves"], float)
+        crossfit = float(np.sqrt(np.mean((a - b) ** 2) / 2))
+    return {"contribution_error": error, "crossfit_error": crossfit, "contribution_spread": float(np.std(c))}
+
+
+def contribution_measurement(standalone: list[dict]):
+    """Per standalone run (the contributions of the training-time runs, the main experiments' own): dataset,
+    partition, seed and how well it measured the contributions (:func:`_measurement`), which tells whether a rho
+    row can be judged (:func:`fairshare.papers.aequa.claims_measure.unmeasured`, issue 38)."""
+    import pandas as pd
+
+    columns = ["dataset", "partition", "seed", "contribution_error", "crossfit_error", "contribution_spread"]
+    rows = [
+        {"dataset": r["dataset"], "partition": r["partition"], "seed": r["seed"], **_measurement(r)} for r in standalone
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
 # ----------------------------------------------------------------------------------------------- writer scale
 def _scale_setting(
     settings: ExtensionSettings, inputs: JobInputs, writers: str | None
@@ -415,12 +444,13 @@ def scale_results(runs: list[dict]):
     """Per-run accuracy, Pearson, MCG, CGS and IPR of the scale runs (FedAvg-FT and Aequa), and what tells whether
     a rho or CGS can be read: the spread of the rewards over clients against the standard error of one accuracy on
     the test split (``reward_spread``, ``reward_error``: rewards that spread less are constant up to test noise),
-    and the contributions' validation-vs-test RMS difference against their spread (``contribution_error``,
-    ``contribution_spread``)."""
+    and the contributions' validation-vs-test RMS difference and a test half's error (from the seed's standalone run,
+    NaN without it) against their spread (``contribution_error``, ``crossfit_error``, ``contribution_spread``)."""
     import pandas as pd
 
     from fairshare import metrics as m
 
+    crossfit = {r["seed"]: _measurement(r)["crossfit_error"] for r in runs if r["method"] == "standalone"}
     rows = []
     for r in runs:
         if r["method"] == "standalone":
@@ -441,6 +471,7 @@ def scale_results(runs: list[dict]):
                 "reward_spread": float(np.std(a)),
                 "reward_error": float(np.sqrt(mean * (1 - mean) / r["n_test"])),
                 "contribution_error": float(np.sqrt(np.mean((valid - np.asarray(c, float)) ** 2))),
+                "crossfit_error": crossfit.get(r["seed"], np.nan),
                 "contribution_spread": float(np.std(c)),
                 "clients": len(c),
                 "participants_per_round": r["participants_per_round"],
