@@ -107,11 +107,107 @@ def test_allocation_is_unbiased_across_clients():
 
 
 def test_corollary6_bound_grows_with_noise_and_distance_and_falls_with_rounds():
-    """Sec. IV's reading of Corollary 6's terms: larger sigma^2 or a start further from w* raise the bound; more
-    rounds lower it towards the skew-bias floor."""
+    """Sec. IV's reading of Corollary 6's terms: larger sigma^2, more local steps tau or a start further from w* raise
+    the bound; more rounds lower it towards the skew-bias floor."""
     task = th.Quadratic(np.array([-1.0, 0.5, 2.0]), np.array([0.2, 0.3, 0.5]), 1.0, 0.0, 0.5)
     noisy = th.Quadratic(task.centres, task.weights, 1.0, 1.0, 0.5)
     w0 = task.optimum + 1.0
     assert th.corollary6_bound(noisy, w0, 4.0, 10) > th.corollary6_bound(task, w0, 4.0, 10)
     assert th.corollary6_bound(task, w0 + 2.0, 4.0, 10) > th.corollary6_bound(task, w0, 4.0, 10)
     assert th.corollary6_bound(task, w0, 4.0, 1000) < th.corollary6_bound(task, w0, 4.0, 10)
+    five = th.Quadratic(task.centres, task.weights, 1.0, 0.0, 0.5, 5)  # tau^2 G^2: more local steps raise it
+    assert th.corollary6_bound(five, w0, 4.0, 10) > th.corollary6_bound(task, w0, 4.0, 10)
+
+
+# ---- tau local steps per round (issue 38) -----------------------------------------------------------------------
+
+_CENTRES, _WEIGHTS = np.array([-1.0, 0.5, 2.0]), np.array([0.2, 0.3, 0.5])
+
+
+def test_one_local_step_reproduces_the_one_step_harness_exactly():
+    """tau = 1 (the default) gives the values the one-step harness gave before tau existed, bit for bit."""
+    task = th.Quadratic(_CENTRES, _WEIGHTS, 1.0, 0.5, 0.4)
+    assert task.tau == 1 and th.Quadratic(_CENTRES, _WEIGHTS, 1.0, 0.5, 0.4, 1) == task
+    assert th.theorem4_sides(task, 3.0, 0.2) == (2.9125707224489803, 24.381485269908655)
+    assert float(th.corollary6_error(task, np.array([3.0]), 4.0, (10,))[0, 0]) == 0.16471495158768226
+    assert th.corollary6_bound(task, 3.0, 4.0, 10) == 41.703876214626746
+
+
+@pytest.mark.parametrize("tau", [2, 5])
+def test_a_round_of_tau_steps_is_the_exact_expectation(tau):
+    """step and discrepancy against a Monte Carlo run of the same round: sets drawn by Eq. 16, tau noisy SGD steps
+    per selected client from the global model, Eq. 6 averages."""
+    task = th.Quadratic(_CENTRES, _WEIGHTS, 1.0, 0.5, 0.4, tau)
+    w, eta = 3.0, 0.2
+    m1, m2 = task.step(np.asarray(w - task.optimum), np.asarray((w - task.optimum) ** 2), eta)
+    rng, draws = np.random.default_rng(5), 200_000
+    chosen = rng.random((draws, 3)) < task.q
+    local = np.full((draws, 3), w)
+    for _ in range(tau):
+        local = local - eta * (task.mu * (local - task.centres) + rng.normal(0.0, np.sqrt(task.sigma2), (draws, 3)))
+    weights = chosen * task.weights
+    total = weights.sum(axis=1)
+    share = weights / np.where(total > 0, total, 1)[:, None]
+    new = np.where(total > 0, (share * local).sum(axis=1), w)
+    d = new - task.optimum
+    assert float(m1) == pytest.approx(d.mean(), abs=5e-3) and float(m2) == pytest.approx((d**2).mean(), rel=1e-2)
+    spread = (share * (local - new[:, None]) ** 2).sum(axis=1)  # 0 for the empty set
+    assert task.discrepancy(w, eta) == pytest.approx(spread.mean(), rel=1e-2)
+
+
+def _grid(tau: int):
+    rng = np.random.default_rng(7)
+    for k in (3, 5):
+        centres, sizes = rng.normal(0.0, 1.0, k), rng.uniform(150, 250, k)
+        for q in (0.3, 0.6, 0.9):
+            for sigma2 in (0.0, 1.0):
+                yield th.Quadratic(centres, sizes / sizes.sum(), 1.0, sigma2, q, tau)
+
+
+@pytest.mark.parametrize("tau", [1, 2, 5])
+def test_lemma3_theorem4_and_corollary6_bounds_hold_with_tau_local_steps(tau):
+    for task in _grid(tau):
+        for d in (0.1, 1.0, 5.0):
+            w = task.optimum + d
+            for eta in (0.25, 0.1, 0.01):
+                lhs, rhs = th.lemma3_sides(task, w, eta)
+                assert lhs <= rhs
+                lhs, rhs = th.theorem4_sides(task, w, eta)
+                assert lhs <= rhs
+            errors = th.corollary6_error(task, np.array([w]), 4.0, (10, 100))[0]
+            for rounds, error in zip((10, 100), errors):
+                assert error <= th.corollary6_bound(task, w, 4.0, rounds)
+
+
+def test_lemma3_needs_its_tau_squared_a_bound_without_it_is_caught():
+    """With 5 local steps the exact discrepancy exceeds (25) with tau^2 left out (16 eta^2 G^2 sum B P^{k,2}) while
+    it respects (25): the harness exercises the tau^2 G^2 term and would catch a bound that is too small."""
+    task = th.Quadratic(np.array([-1.0, 1.0]), np.array([0.5, 0.5]), 1.0, 0.0, 0.9, 5)
+    lhs, rhs = th.lemma3_sides(task, 0.0, 0.25)
+    assert lhs <= rhs and lhs > rhs / task.tau**2
+    # with one step the same setting is far inside the tau = 1 bound: the excess above comes from the 5 steps
+    one = th.Quadratic(task.centres, task.weights, 1.0, 0.0, 0.9, 1)
+    lhs1, rhs1 = th.lemma3_sides(one, 0.0, 0.25)
+    assert lhs1 <= rhs1 and lhs > rhs1
+
+
+def test_theorem4_and_corollary6_catch_a_bound_that_is_too_small():
+    """With 5 local steps, (26) without its eta^2 32 tau^2 G^2 term is too small somewhere near w* (distance 0.1);
+    Corollary 6's bound is loose (its 1/(T + gamma) bracket), but its floor alone, the T -> infinity limit, is below the
+    exact error at T = 10 somewhere: a check of the printed bounds on this harness can fail."""
+    caught4 = caught6 = 0
+    for task in _grid(5):
+        w = task.optimum + 0.1
+        g2 = float(np.max(task.mu**2 * (w - task.centres) ** 2) + task.sigma2)
+        lhs, rhs = th.theorem4_sides(task, w, 0.25)
+        assert lhs <= rhs
+        caught4 += lhs > rhs - 32 * 0.25**2 * task.tau**2 * g2
+        error = th.corollary6_error(task, np.array([w]), 4.0, (10,))[0, 0]
+        assert error <= th.corollary6_bound(task, w, 4.0, 10)
+        caught6 += error > th.corollary6_bound(task, w, 4.0, 10**12)
+    assert caught4 > 0 and caught6 > 0
+
+
+def test_a_round_needs_at_least_one_local_step():
+    with pytest.raises(ValueError, match="at least one local step"):
+        th.Quadratic(_CENTRES, _WEIGHTS, 1.0, 0.0, 0.5, 0)

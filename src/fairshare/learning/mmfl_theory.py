@@ -1,9 +1,9 @@
 """Closed-form quantities of FedFairMMFL's theory (Sec. IV of "Fair concurrent training of multiple models in FL").
 
 Eq. 5 (allocation vector) and Eq. 16 (probability of a selection set); the optima of a resource-coupled toy problem
-on which Lemmas 1-2 are checked; Corollary 5's term (Eq. 27 with p_k = 1/K); and Theorem 4's one-step bound (26) and
-Corollary 6's T-step bound on one-dimensional quadratic clients, whose expectations are exact sums over the 2^K
-selection sets. Plain numpy.
+on which Lemmas 1-2 are checked; Corollary 5's term (Eq. 27 with p_k = 1/K); and Lemma 3's discrepancy bound (25),
+Theorem 4's one-round bound (26) and Corollary 6's T-round bound on one-dimensional quadratic clients that take tau
+local SGD steps per round, whose expectations are exact sums over the 2^K selection sets. Plain numpy.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "corollary6_bound",
     "corollary6_error",
     "coupled_optimum",
+    "lemma3_sides",
     "cosine_ratio",
     "selection_probability",
     "subsets",
@@ -116,16 +117,20 @@ def corollary5_peak(clients: int, grid: int = 20001) -> float:
 @dataclass(frozen=True)
 class Quadratic:
     """One task of K clients with F_k(w) = (mu/2)(w - c_k)^2 (so L = mu and F_k* = 0), data weights p_k, stochastic
-    gradients with noise variance sigma2, one local SGD step per round (tau = 1), and selection sets drawn by Eq. 16
-    with binomial parameter q."""
+    gradients with noise variance sigma2, selection sets drawn by Eq. 16 with binomial parameter q, and tau local SGD
+    steps per round at the round's step size (Algorithm 1, line 8). After tau steps from w at step size eta a client's
+    model is c_k + r^tau (w - c_k) plus noise of variance eta^2 sigma2 sum_{j<tau} r^(2j), r = 1 - eta mu."""
 
     centres: np.ndarray
     weights: np.ndarray
     mu: float
     sigma2: float
     q: float
+    tau: int = 1
 
     def __post_init__(self) -> None:
+        if self.tau < 1:
+            raise ValueError(f"tau = {self.tau}: a round takes at least one local step")
         object.__setattr__(self, "_sets", self._selection_sets())
 
     @property
@@ -159,46 +164,84 @@ class Quadratic:
         prob, agg = self.sets()
         return (local @ agg.T) @ prob / (local @ self.weights)
 
+    def local(self, eta: float) -> tuple[float, float, float]:
+        """A round's tau steps at step size eta: (r^tau, 1 - r^tau, sum_{j<tau} r^(2j)), the factor on w - c_k, the
+        pull towards c_k and the noise variance in units of eta^2 sigma2 (1 - r^tau as eta mu sum_{j<tau} r^j)."""
+        r = 1.0 - eta * self.mu
+        powers = r ** np.arange(self.tau)
+        return r**self.tau, eta * self.mu * float(powers.sum()), float((powers**2).sum())
+
     def step(self, m1: np.ndarray, m2: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
         """Exact E[w' - w*] and E[(w' - w*)^2] after one round from states with those moments (arrays): a selected
-        set takes one SGD step each from the global model and averages with Eq. 6's weights; the empty set leaves
+        set takes tau SGD steps each from the global model and averages with Eq. 6's weights; the empty set leaves
         the model as it is."""
         prob, agg = self.sets()
         empty = 1.0 - prob.sum()
-        r = 1.0 - eta * self.mu
-        shift = eta * self.mu * (agg @ self.centres - self.optimum)
-        noise = eta**2 * self.sigma2 * (prob @ (agg**2).sum(axis=1))
+        r, pull, spread = self.local(eta)
+        shift = pull * (agg @ self.centres - self.optimum)
+        noise = eta**2 * self.sigma2 * spread * (prob @ (agg**2).sum(axis=1))
         n1 = m1 * (empty + r * prob.sum()) + prob @ shift
         n2 = m2 * (empty + r * r * prob.sum()) + 2 * r * m1 * (prob @ shift) + prob @ shift**2 + noise
         return n1, n2
+
+    def discrepancy(self, w: float, eta: float) -> float:
+        """Lemma 3's left side (24) at the end of a round's local training from a global model at w: the exact
+        E[sum_{k in Sel} p_{k,Sel} (wbar - w_k)^2], wbar = sum_{k in Sel} p_{k,Sel} w_k the selected clients' average
+        (the empty set contributes nothing)."""
+        prob, agg = self.sets()
+        r, _, spread = self.local(eta)
+        means = self.centres + r * (w - self.centres)
+        drift = agg @ means**2 - (agg @ means) ** 2  # the weighted spread of the local models' means, per set
+        noise = eta**2 * self.sigma2 * spread * (1.0 - (agg**2).sum(axis=1))
+        return float(prob @ (drift + noise))
 
     def noise_term(self) -> float:
         """sum_Sel B sum_{k in Sel} p_{k,Sel}^2: the factor of eta^2 sigma^2 in (26) (Corollary 5's term (27))."""
         prob, agg = self.sets()
         return float(prob @ (agg**2).sum(axis=1))
 
+    def pair_term(self) -> float:
+        """sum_Sel B P^{k,2}_Sel of (25), with P^{k,2} = ((sum_Sel p)^2 - sum_Sel p^2) / (2 (sum_Sel p)^2) as
+        Corollary 6's proof writes it (the unordered pairs of the set: at most 1/2)."""
+        prob, agg = self.sets()
+        return float(prob @ ((1.0 - (agg**2).sum(axis=1)) / 2))
+
+
+def _gradient_bound(task: Quadratic, w: float) -> float:
+    """G^2 for a round from w: the largest expected squared stochastic gradient at w. The noiseless local iterates
+    move from w towards c_k, so no larger gradient mean occurs in the round; their noise, left out, would only raise
+    G^2 (a smaller bound: a stricter check)."""
+    return float(np.max(task.mu**2 * (w - task.centres) ** 2) + task.sigma2)
+
+
+def lemma3_sides(task: Quadratic, w: float, eta: float) -> tuple[float, float]:
+    """Both sides of (25) for one round of tau local steps at eta from a global model at w: the exact discrepancy
+    (:meth:`Quadratic.discrepancy`) and 16 eta^2 tau^2 G^2 sum_Sel B P^{k,2}."""
+    bound = 16 * eta**2 * task.tau**2 * _gradient_bound(task, w) * task.pair_term()
+    return task.discrepancy(w, eta), float(bound)
+
 
 def theorem4_sides(task: Quadratic, w: float, eta: float) -> tuple[float, float]:
-    """Both sides of (26) for one round from a global model at w (local models equal to it, tau = 1): the exact
-    E||w_{t+1} - w*||^2 and the bound, with the skew bounds the smaller and larger skew at w and at w* (the two
-    points where the proof evaluates it) and G^2 the largest expected squared stochastic gradient at w."""
+    """Both sides of (26) for one round (tau local steps at eta) from a global model at w, local models equal to it:
+    the exact E||w_{t+1} - w*||^2 and the bound, with the skew bounds the smaller and larger skew at w and at w* (the
+    two points where the proof evaluates it) and G^2 as :func:`_gradient_bound`."""
     d = w - task.optimum
     _, lhs = task.step(np.asarray(d), np.asarray(d * d), eta)
     low, high = sorted(float(x) for x in task.skew(np.array([w, task.optimum])))
-    g2 = float(np.max(task.mu**2 * (w - task.centres) ** 2) + task.sigma2)
+    g2 = _gradient_bound(task, w)
     gap, mu = task.gap, task.mu
     rhs = (
         (1 - eta * mu * (1 + 3 * low / 8)) * d * d
         + 2 * eta * gap * (high - low)
         + eta**2 * task.sigma2 * task.noise_term()
-        + eta**2 * (32 * g2 + 6 * low * mu * gap)
+        + eta**2 * (32 * task.tau**2 * g2 + 6 * low * mu * gap)
     )
     return float(lhs), float(rhs)
 
 
 def corollary6_error(task: Quadratic, w0: np.ndarray, gamma: float, rounds: tuple[int, ...]) -> np.ndarray:
     """The exact E[f(w_T)] - f* for each start in ``w0`` (rows) and each T in ``rounds`` (columns), with
-    eta_t = 1/(mu (t + gamma))."""
+    eta_t = 1/(mu (t + gamma)) in round t (each of its tau local steps)."""
     m1 = np.asarray(w0, dtype=float) - task.optimum
     m2, out = m1**2, []
     for t in range(max(rounds)):
@@ -209,7 +252,7 @@ def corollary6_error(task: Quadratic, w0: np.ndarray, gamma: float, rounds: tupl
 
 
 def corollary6_bound(task: Quadratic, w0: float, gamma: float, rounds: int, grid: int = 201) -> float:
-    """Corollary 6's bound (tau = 1, L = mu), with the skew bounds and G^2 taken over every w between the clients'
+    """Corollary 6's bound (L = mu, the task's tau), with the skew bounds and G^2 taken over every w between the clients'
     optima and w0 (the noiseless iterates stay there: each step moves w towards a convex combination of optima)."""
     lo, hi = min(task.centres.min(), w0), max(task.centres.max(), w0)
     skews = task.skew(np.linspace(lo, hi, grid))
@@ -217,6 +260,6 @@ def corollary6_bound(task: Quadratic, w0: float, gamma: float, rounds: int, grid
     far = np.maximum(np.abs(lo - task.centres), np.abs(hi - task.centres)).max()
     g2 = float(task.mu**2 * far**2 + task.sigma2)
     mu, gap = task.mu, task.gap
-    head = 4 * (16 * g2 + task.sigma2) / (3 * low * mu**2) + 8 * mu**2 * gap / mu**2
+    head = 4 * (16 * task.tau**2 * g2 + task.sigma2) / (3 * low * mu**2) + 8 * mu**2 * gap / mu**2
     head += mu * gamma * (w0 - task.optimum) ** 2 / 2
     return float(head / (rounds + gamma) + 8 * mu * gap / (3 * mu) * (high / low - 1))

@@ -74,8 +74,8 @@ def test_corollary5_differs_when_q_falls_with_alpha():
     assert ct.corollary5_row(paths).status == "differs"
 
 
-def _bound(lhs: float, rhs: float) -> dict:
-    return dict(clients=3, q=0.5, sigma2=0.0, distance=1.0, steps=4.0, lhs=lhs, rhs=rhs)
+def _bound(lhs: float, rhs: float, tau: int = 1) -> dict:
+    return dict(clients=3, q=0.5, sigma2=0.0, distance=1.0, steps=4.0, tau=tau, lhs=lhs, rhs=rhs)
 
 
 def test_theorem4_matches_when_the_bound_holds_and_differs_when_it_fails_once():
@@ -84,17 +84,41 @@ def test_theorem4_matches_when_the_bound_holds_and_differs_when_it_fails_once():
     assert failed.status == "differs" and "fails at K=3, q=0.5" in failed.reproduced
 
 
+def test_theorem4_differs_when_the_bound_fails_only_with_tau_local_steps():
+    failed = ct.theorem4_row([_bound(0.5, 0.7, 1), _bound(0.5, 0.7, 5), _bound(0.9, 0.7, 5)])
+    assert failed.status == "differs"
+    assert "tau = 1: 1 of 1; tau = 5: 1 of 2" in failed.reproduced and "tau=5" in failed.reproduced
+
+
+def test_lemma3_matches_when_the_bound_holds_and_differs_when_it_fails_at_one_tau():
+    assert ct.lemma3_row([_bound(0.05, 0.5, 1), _bound(0.1, 0.5, 5)]).status == "match"
+    failed = ct.lemma3_row([_bound(0.05, 0.5, 1), _bound(0.6, 0.5, 5)])
+    assert failed.status == "differs" and "tau = 5: 0 of 1" in failed.reproduced
+    assert ct.lemma3_row([_bound(0.1, 0.0, 1)]).status == "differs"  # a positive discrepancy against a zero bound
+
+
 def test_corollary6_matches_when_the_bound_holds_and_differs_when_it_fails_once():
-    ok = dict(clients=3, q=0.5, sigma2=0.0, distance=1.0, gamma=4.0, rounds=10, error=0.1, bound=0.2)
+    ok = dict(clients=3, q=0.5, sigma2=0.0, distance=1.0, gamma=4.0, rounds=10, tau=1, error=0.1, bound=0.2)
     assert ct.corollary6_row([ok]).status == "match"
     assert ct.corollary6_row([ok, dict(ok, error=0.3)]).status == "differs"
+    failed = ct.corollary6_row([ok, dict(ok, tau=5), dict(ok, tau=5, rounds=100, error=0.3)])
+    assert failed.status == "differs" and "tau = 5: 1 of 2" in failed.reproduced
+
+
+def test_the_grids_run_every_tau_on_the_same_instances():
+    keys = [k for k, _ in ct._quadratic_tasks()]
+    assert {k["tau"] for k in keys} == set(ct.TAUS) and 1 in ct.TAUS and max(ct.TAUS) > 1
+    first = {(k["clients"], k["q"], k["sigma2"]): t.centres for k, t in ct._quadratic_tasks() if k["tau"] == 1}
+    for k, t in ct._quadratic_tasks():
+        assert np.array_equal(t.centres, first[(k["clients"], k["q"], k["sigma2"])]) and t.tau == k["tau"]
 
 
 def test_every_theory_row_is_emitted_in_the_papers_order():
     results = dict(
         cor5=[_path(5, [0.2, 0.25], [0.10, 0.11])],
+        lem3=[_bound(0.05, 0.5)],
         thm4=[_bound(0.5, 0.7)],
-        cor6=[dict(clients=3, q=0.5, sigma2=0.0, distance=1.0, gamma=4.0, rounds=10, error=0.1, bound=0.2)],
+        cor6=[dict(clients=3, q=0.5, sigma2=0.0, distance=1.0, gamma=4.0, rounds=10, tau=1, error=0.1, bound=0.2)],
     )
     arts = [r.artifact for r in ct.theory_claims(results)]
-    assert arts == ["Theorem 4", "Corollary 5", "Corollary 6"]
+    assert arts == ["Lemma 3", "Theorem 4", "Corollary 5", "Corollary 6"]
