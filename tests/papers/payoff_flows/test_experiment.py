@@ -79,5 +79,6 @@ def test_the_paper_parties_on_a_table_trained_here(digits, one_thread):
     v = [0.0] + [ex.value_coalition(st, digits, mask)["value"] for mask in range(1, 32)]
     alloc, flows = ex.allocations(v, st.parties, ex.PAPER_SCENARIOS, "trained", st.seed)
     rows = c.claims({"trained": ex.read_table("trained", "digits", alloc, flows)}, None)
+    rows = [r for r in rows if r.artifact != "App. J"]  # App. J: a CIFAR-10 table only
     checked = [r for r in rows if r.status != "not run in this profile"]
     assert len(checked) == len(rows) == 12 and all(r.status in ("match", "differs") for r in checked)

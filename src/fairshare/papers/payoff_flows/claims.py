@@ -5,6 +5,11 @@ or this run's coalition valuation) under Figure 2's three budget scenarios: b = 
 first party only. Statements that hold by construction (every party gets v(N) when lambda = 1, zero payoffs at zero
 budgets, payoffs ordered like the Shapley values, weak efficiency, linearity of the flows, no model getting worse
 when a budget grows) are unit tests of ``games.payoff_flows``, not rows here.
+
+App. J repeats the experiment on CIFAR-10 (and IMDB) and says the same observations hold there; the appendix is not in
+the paper text available here. Its CIFAR-10 rows (:data:`APP_J`) are judged on a value table of CIFAR-10 when the
+profile valued one (``payoff_flows.dataset: cifar10``, the MNIST experiment's [s-e] parties), and read "not run in this
+profile" with the reason otherwise.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from fairshare.papers.payoff_flows.experiment import PAPER, Analysis, Outcome, T
 from fairshare.pipeline.report import Claim
 
 __all__ = [
+    "APP_J",
+    "APP_J_DATASET",
     "EPS",
     "PAPER_PARTIES",
     "RHO_SHAPLEY_TOL",
@@ -235,6 +242,41 @@ STATEMENTS = (
 )
 
 
+#: App. J's data set that this pipeline can value (IMDB needs a text model and data not available offline: no row).
+APP_J_DATASET = "cifar10"
+#: App. J's statements: Sec. 5's observations that could come out either way on any table, (ii) and both halves of
+#: (iii); (i) and (iv) hold on every table (unit tests of ``games.payoff_flows``).
+APP_J = tuple(st for st in STATEMENTS if st.check in (_better_than_own, _first_party_improves, _helps_others))
+
+
+def _app_j_claims(results: Mapping[str, Table]) -> list[Claim]:
+    """App. J: observations (ii) and (iii) on this run's CIFAR-10 value table, or "not run in this profile" with the
+    reason when the profile valued none. The row's text is the same in every profile (its id)."""
+    table = next((t for t in results.values() if t.dataset == APP_J_DATASET), None)
+    valued = ", ".join(f"{t.label}: {t.dataset}" for t in results.values()) or "none"
+    absent = (
+        f"no CIFAR-10 value table in this profile (its tables: {valued}); App. J's parties, model and budgets are not "
+        "in the paper text available here: the reconstruction values CIFAR-10 with the MNIST experiment's [s-e] "
+        "parties and model (payoff_flows.dataset: cifar10, in a profile that can download CIFAR-10)"
+    )
+    rows = []
+    for st in APP_J:
+        reason = absent if table is None else _not_checkable(st, table)
+        holds, reproduced = (None, "") if reason else st.check(*(table.scenarios[r] for r in st.roles))
+        rows.append(
+            Claim.statement(
+                paper=PAPER,
+                artifact="App. J",
+                claim=f"CIFAR-10: {st.claim}",
+                paper_states=f"App. J: the CIFAR-10 experiment shares Sec. 5's observations ({st.paper_states})",
+                reproduced=f"{reproduced} ({table.label} table, {table.dataset})" if reproduced else "",
+                holds=holds,
+                note=reason or _note(holds, reproduced),
+            )
+        )
+    return rows
+
+
 def _not_checkable(st: Statement, table: Table) -> str | None:
     """Why ``st`` cannot be checked on ``table`` (then its row says "not run in this profile"), or None."""
     missing = [role for role in st.roles if role not in table.scenarios]
@@ -252,9 +294,10 @@ def _note(holds: bool | None, reproduced: str) -> str:
 
 
 def claims(results: Mapping[str, Table], settings: Analysis | None) -> list[Claim]:
-    """One scorecard row per Section 5 statement and value table, whichever way it comes out. ``results``: each value
-    table's Figure 2 results by label (:func:`.experiment.read_table`); ``settings`` is not read: every statement is
-    judged from the tables alone, whose budgets say which scenario each is (the claims rule passes no config)."""
+    """One scorecard row per Section 5 statement and value table, whichever way it comes out, then App. J's rows
+    (:func:`_app_j_claims`). ``results``: each value table's Figure 2 results by label (:func:`.experiment.read_table`);
+    ``settings`` is not read: every statement is judged from the tables alone, whose budgets say which scenario each
+    is (the claims rule passes no config)."""
     rows = []
     for table in results.values():
         source = f"{table.label} table, {table.dataset}"
@@ -274,4 +317,4 @@ def claims(results: Mapping[str, Table], settings: Analysis | None) -> list[Clai
                     note=reason or _note(holds, reproduced),
                 )
             )
-    return rows
+    return rows + _app_j_claims(results)
