@@ -86,7 +86,12 @@ def test_the_test_profile_runs_its_extension_reruns_at_its_tiny_scale():
     entries = _entries()
     ran = {i for i, e in entries.items() if e.kind == "aequa_extensions" and tuned.applies(e, TEST)}
     # no budget there; digits only; the learning rate and batch size equal the default's there, the rounds do not
-    assert ran == {"aequa_pmin_digits_ext", "aequa_fedavg_ft_lr_ext", "aequa_lr_fig34_ext", "aequa_batch_size_fig34_ext"}
+    assert ran == {
+        "aequa_pmin_digits_ext",
+        "aequa_fedavg_ft_lr_ext",
+        "aequa_lr_fig34_ext",
+        "aequa_batch_size_fig34_ext",
+    }
     assert TEST["aequa"]["train"]["rounds"]["default"] <= 3 and TEST["aequa"]["scale"]["rounds"] <= 3
     steps = extension_plan(entries["aequa_pmin_digits_ext"], TEST["aequa"])
     assert ("scale", {}, ["aequa"]) in steps  # the test profile's scale runs train digits: p_min.digits reaches them
@@ -114,6 +119,10 @@ def _layout():
         scale_data="data/fashion_mnist.npz",
         scale_writers=None,
         main_runs=main_runs,
+        training_time_standalone=[
+            run_file("runs", {"dataset": "synthetic", "partition": p, "seed": "0"}, "standalone")
+            for p in tt["partitions"].values()
+        ],
         figures=tt["partitions"],
         checkpoints="checkpoints",
         check=lambda p: f"{p}.check.json",
@@ -137,6 +146,8 @@ def test_an_extension_job_retrains_its_runs_under_its_root_and_summarizes_them_i
     assert summary.startswith("aequa-ext training-time-summary") and summary.endswith("--cfg main.json")
     assert f"{root}/aequa/training_time/synthetic/homogeneous/fedavg_ft/seed0.json" in summary
     assert "results/aequa/training_time/" not in summary  # every run it summarizes was retrained
+    # the contributions that decide whether rho is judged are the retrained standalone runs' (issue 38)
+    assert f"--standalone {rerun_standalone} " in summary and "results/aequa/runs/" not in summary
     assert claims == f"{root}/claims.csv" and commands[-1].endswith(f"{root}/aequa/training_time_claims.csv")
     assert all(p.startswith(root) for p in outputs)  # the main run's outputs are never touched
     # one method (FedAvg-FT's rate): the main standalone runs give the contributions, the scale runs' too
@@ -148,6 +159,9 @@ def test_an_extension_job_retrains_its_runs_under_its_root_and_summarizes_them_i
     assert "--run 0 fedavg_ft" in scale and "--standalone 0 results/aequa/scale/standalone/seed0.json" in scale
     assert "results/aequa/scale/standalone/seed0.json" in inputs and "results/aequa/scale/aequa/seed0.json" in inputs
     assert "--standalone 0 results/aequa/runs/digits/homogeneous/standalone/seed0.json" in " ".join(commands)
+    (tt_summary,) = [c for c in commands if c.startswith("aequa-ext training-time-summary")]
+    assert "--standalone results/aequa/runs/synthetic/homogeneous/standalone/seed0.json" in tt_summary
+    assert "results/aequa/runs/synthetic/homogeneous/standalone/seed0.json" in inputs  # the main run's, unchanged
     assert all(p.startswith(root) for p in outputs)
 
 

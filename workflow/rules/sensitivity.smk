@@ -116,6 +116,8 @@ for _entry in SENSITIVITY_RUN:
             participation_check=[check_file(p) for p in AEQUA_PART_RUNS],
             training_time=AEQUA_TT_RUNS,
             training_time_check=[check_file(p) for p in AEQUA_TT_RUNS],
+            standalone=[aequa_tt_standalone(r) for r in AEQUA_TT_SETTINGS],
+            standalone_check=[check_file(aequa_tt_standalone(r)) for r in AEQUA_TT_SETTINGS],
             scale=[aequa_run_file("scale", {"seed": s}, m) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS],
             scale_check=[
                 check_file(aequa_run_file("scale", {"seed": s}, m))
@@ -154,7 +156,7 @@ for _entry in SENSITIVITY_RUN:
             " {output.table3_md} --per-client {output.per_client} --claims {output.participation_claims}"
             " --figure {params.fig2} --cfg {params.cfg} +"
             " aequa-ext training-time-summary {input.training_time} --rounds {output.rounds}"
-            " --claims {output.training_time_claims} {params.figures} --cfg {params.cfg} +"
+            " --standalone {input.standalone} --claims {output.training_time_claims} {params.figures} --cfg {params.cfg} +"
             " aequa-ext scale-summary {input.scale} --table {output.table4_csv} {output.table4_md}"
             " --claims {output.scale_claims} --curve {output.curve} --figure {params.fig5} --cfg {params.cfg} +"
             " sensitivity join-claims {input.main_claims} {output.participation_claims}"
@@ -176,6 +178,7 @@ SENSITIVITY_EXT_LAYOUT = Layout(
         "training_time": AEQUA_TT_RUNS,
         "scale": [aequa_run_file("scale", {"seed": s}, m) for m in AEQUA_SCALE_METHODS for s in AEQUA_EXT_RUNS],
     },
+    training_time_standalone=[aequa_tt_standalone(r) for r in AEQUA_TT_SETTINGS],
     figures=AEQUA_TT["partitions"],
     checkpoints=CHECKPOINTS,
     check=check_file,

@@ -81,6 +81,7 @@ class Layout:
     scale_data: str
     scale_writers: str | None
     main_runs: Mapping[str, Sequence[str]]  # extension -> its summary's inputs, in order
+    training_time_standalone: Sequence[str]  # the training-time settings' standalone runs (their contributions)
     figures: Mapping[str, str]  # training-time figure name -> its partition
     checkpoints: str
     check: Callable[[str], str]  # a CSV's or run's check file
@@ -175,6 +176,9 @@ def extension_job(
         inputs += [q for p in main.main_runs[extension] if p not in new for q in (p, main.check(p))]
         claims.append(f"{out}/{extension}_claims.csv")
         reads = " ".join(new.get(p, p) for p in main.main_runs[extension])
+        if extension == "training_time":  # a setting whose contributions are not measurable is not judged on rho
+            inputs += [q for p in main.training_time_standalone if p not in new for q in (p, main.check(p))]
+            reads += " --standalone " + " ".join(new.get(p, p) for p in main.training_time_standalone)
         commands.append(f"aequa-ext {summary} {reads} --claims {claims[-1]} --cfg {summary_cfg}")
         outputs += [f"{out}/{f}" for f in files] + [claims[-1], main.check(claims[-1])]
     commands.append(f"sensitivity join-claims --output {root}/claims.csv {' '.join(claims)}")
