@@ -94,6 +94,8 @@ def test_exp5_claims_follow_the_data():
     for claim in (SMALLEST_DIFF, GMM_MOST, MAXMIN_SECOND, OVERTAKES):
         assert rows[claim].status == "differs", claim
     assert "val_threshold_0.4 24.0 vs 9.0" in rows[GMM_MOST].reproduced
+    assert "2 (budget, seed, rival) cases where a rival balances" in rows[SMALLEST_DIFF].reproduced  # 2 seeds
+    assert "can differ only where a rival balances the tasks exactly" in rows[SMALLEST_DIFF].note
     assert rows[UPPER].status == "match"  # the posted price does not bear on GMMFair against max-min
 
     values = _exp5_values()
@@ -118,14 +120,19 @@ def test_exp5_claims_follow_the_data():
     assert rows[GREEDY_FAIRER].status == rows[BF_FAIRER].status == "match"  # B = 10 -> 29 is the only step, a fall
 
 
-def _truth(counts: dict[str, tuple[int, ...]]) -> pd.DataFrame:
-    """A truthfulness table: per method (profitable, profitable_same_task, outside, outside_by_losers, max_drop, max_gain)."""
+def _truth(counts: dict[str, tuple[int, ...]], advance: int = 1, rounds: bool = True) -> pd.DataFrame:
+    """A truthfulness table: per method (profitable, profitable_same_task, outside, outside_by_losers, max_drop,
+    max_gain); every same-task-profitable misreport brings Algorithm 3's end ``advance`` rounds earlier (no such
+    metrics with ``rounds`` False: a sweep from before they were recorded)."""
     rows = []
     for method, (profitable, same, outside, losers, drop, gain) in counts.items():
         metrics = {"misreports": 1000, "profitable": profitable, "max_gain": gain, "profitable_same_task": same,
                    "profitable_other_task_only": max(profitable - same, 0), "max_gain_same_task": gain,
                    "same_task_outside_events": outside, "same_task_outside_events_by_losers": losers,
                    "max_objective_drop": drop, "max_objective_drop_profitable": drop}  # fmt: skip
+        if rounds:
+            metrics.update(max_final_round_advance=max(advance, 2), max_final_round_advance_same_task=advance,
+                           same_task_advance_over_one=same if advance > 1 else 0)  # fmt: skip
         rows += [{"method": method, "seed": 0, "metric": k, "value": float(v)} for k, v in metrics.items()]
     return pd.DataFrame(rows)
 
@@ -140,7 +147,7 @@ def _truth_counts() -> dict:
 def _witness(gain: float, in_event: bool = False) -> Misreports:
     """A Theorem 8 witness run whose one misreport gains ``gain`` in its task."""
     one = np.array([gain])
-    return Misreports(2, 0, np.zeros(1), one, one, np.zeros(1), np.array([in_event]), False)
+    return Misreports(2, 0, np.zeros(1), one, one, np.zeros(1), np.array([in_event]), False, np.zeros(1, dtype=int))
 
 
 NO_WITNESS = _witness(0.0)
@@ -166,17 +173,30 @@ def test_theorem8_row_considers_both_the_random_sweep_and_the_fixed_witness():
 
 def test_truthfulness_claims_follow_the_data():
     rows = claims_properties.truthfulness(_truth(_truth_counts()), NO_WITNESS)
-    assert [r.status for r in rows] == ["match"] * 4 and rows[0].kind == "erratum"
-    assert "1 max-min misreports pay only through the user's other task" in rows[3].note
+    assert [r.status for r in rows] == ["match"] * 5 and rows[0].kind == "erratum"
+    assert "1 max-min misreports pay only through the user's other task" in rows[4].note
 
     counts = _truth_counts()
     counts["budget_fair_uniform_price"] = (0, 0, 0, 0, 0.0, 0.0)  # the printed payment would be truthful: no erratum
     counts["maxmin_fair"] = (70, 9, 3, 3, 2.5, 0.6)  # exceptions to Theorem 8, drop > 2, pays more often than GMMFair
-    assert [r.status for r in claims_properties.truthfulness(_truth(counts), NO_WITNESS)] == ["differs"] * 4
+    assert [r.status for r in claims_properties.truthfulness(_truth(counts), NO_WITNESS)] == ["differs"] * 3 + [
+        "match",
+        "differs",
+    ]  # the round row is the fourth
     counts["budget_fair_uniform_price"], counts["budget_fair"] = (5, 5, 5, 5, 0.0, 0.07), (1, 1, 0, 0, 0.0, 0.01)
     assert (
         claims_properties.truthfulness(_truth(counts), NO_WITNESS)[0].status == "differs"
     )  # threshold payment not truthful either
+
+
+def test_corollary9_round_row_differs_when_a_paying_misreport_ends_the_auction_two_rounds_earlier():
+    def row(table: pd.DataFrame):
+        return [r for r in claims_properties.truthfulness(table, NO_WITNESS) if "round earlier" in r.claim][0]
+
+    assert row(_truth(_truth_counts(), advance=1)).status == "match"  # every-misreport's 2 is reported, not judged
+    late = row(_truth(_truth_counts(), advance=2))
+    assert late.status == "differs" and "9 of them more than one round earlier" in late.reproduced
+    assert row(_truth(_truth_counts(), rounds=False)).status == "not run in this profile"  # an old sweep
 
 
 def test_near_truthfulness_is_judged_against_every_non_truthful_mechanism():
@@ -277,7 +297,7 @@ def test_the_entry_point_reads_the_standard_error_rule_from_the_config():
     at_one = {"corollary10": pd.concat(parts)}
     own = {**block, "theorem11": {**block["theorem11"], "standard_error": "own"}}
     for b, status in ((block, "match"), (own, "differs")):
-        row = claims.claims(at_one, Settings.from_block(b))[-1]
+        row = claims.claims(at_one, Settings.from_block(b))[-2]
         assert (row.artifact, row.status) == ("Section V-C", status)
 
 
@@ -322,9 +342,9 @@ def test_the_entry_point_returns_the_rows_of_the_results_it_is_given():
     )
     assert [r.artifact for r in claims.claims({"exp6": per_round}, settings)] == ["Figure 7c", "Figure 7c"]
     counts = _truth_counts()
-    assert len(claims.claims({"truthfulness": _truth(counts)}, settings)) == 4
+    assert len(claims.claims({"truthfulness": _truth(counts)}, settings)) == 5
     table = pd.concat([_corollary(2.0, 0.406, 0.600, 0.407), _line5(1.2, 0.5, 1.0), _theorem11(0.76, 0.75)])
     artifacts = [r.artifact for r in claims.claims({"corollary10": table}, settings)]
-    assert artifacts == ["Corollary 10", "Algorithm 3", "Section V-C"]
+    assert artifacts == ["Corollary 10", "Algorithm 3", "Section V-C", "Theorem 11"]
     with pytest.raises(ValueError, match="exp7"):
         claims.claims({"exp7": per_round}, settings)

@@ -1,7 +1,7 @@
 """The paper's exact-computation statements of Sec. V (results/auctions/truthfulness.csv and corollary10.csv):
-truthfulness (Sec. V-A, Theorem 8 with a fixed witness, Corollary 9, near-truthfulness), Corollary 10's closed forms,
-the Algorithm 3 line-5 erratum and Sec. V-C's budget-fair join probability (an input of Theorem 11). These are
-computations over drawn profiles or Monte Carlo runs, not comparisons of seeds, so each row is decided by its own check.
+truthfulness (Sec. V-A, Theorem 8 with a fixed witness, Corollary 9's objective drop and round, near-truthfulness),
+Corollary 10's closed forms, the Algorithm 3 line-5 erratum and Sec. V-C's budget-fair join probability (an input of
+Theorem 11). These are computations over drawn profiles or Monte Carlo runs, not comparisons of seeds, so each row is decided by its own check.
 
 Properties that hold by construction are unit tests, not rows: Corollary 10's inequality and its erratum (a task empty
 under the max-min auction is empty under the budget-fair one on every draw), Theorem 11's winner-set probabilities
@@ -102,6 +102,7 @@ def truthfulness(truth: pd.DataFrame, witness: Misreports) -> list[Claim]:
             ),
             holds=worst.loc[MAXMIN, "max_objective_drop"] <= 2 + 1e-9,
         ),
+        _corollary9_round(total, worst, params),
         Claim.statement(
             paper=PAPER,
             artifact="Section V-B",
@@ -123,6 +124,36 @@ def truthfulness(truth: pd.DataFrame, witness: Misreports) -> list[Claim]:
         ),
     ]
     return rows
+
+
+def _corollary9_round(total: pd.DataFrame, worst: pd.DataFrame, params: str) -> Claim:
+    """Corollary 9's first half: under a misreport in one of Theorem 8's cases (one that raises the user's utility
+    in the misreported task) Algorithm 3's fractional round comes at most one round earlier than when truthful.
+    Not run on a sweep that predates the final-round metrics."""
+    statement = dict(
+        paper=PAPER,
+        artifact="Corollary 9",
+        claim="A misreport that pays in its task brings the max-min auction's fractional round at most one round "
+        "earlier",
+        paper_states="Suppose a user submits an un-truthful bid under one of Theorem 8's conditions; the fractional "
+        "re-allocation round will arrive at most one round earlier, compared to the truthful setting",
+        note="the round where the auction ends: its fractional round, or the round it stops with no surplus to share "
+        "(no later round when it never ends early); Theorem 8's conditions read as the misreports that raise u_(i,s)",
+    )
+    if "max_final_round_advance_same_task" not in worst:
+        missing = "the misreport sweep has no final-round metrics (rerun `auctions properties`)"
+        return Claim.statement(**statement, reproduced=missing, holds=None)
+    ahead, over = (
+        worst.loc[MAXMIN, "max_final_round_advance_same_task"],
+        int(total.loc[MAXMIN, "same_task_advance_over_one"]),
+    )
+    return Claim.statement(
+        **statement,
+        reproduced=f"over the {int(total.loc[MAXMIN, 'profitable_same_task'])} misreports that raise u_(i,s): the end "
+        f"comes at most {ahead:g} round(s) earlier than when truthful, {over} of them more than one round earlier; "
+        f"over every misreport: at most {worst.loc[MAXMIN, 'max_final_round_advance']:g} ({params})",
+        holds=bool(ahead <= 1 and over == 0),
+    )
 
 
 def _part(table: pd.DataFrame, experiment: str) -> pd.DataFrame:
@@ -200,8 +231,8 @@ STANDARD_ERRORS = ("null_hypothesis", "own")
 
 
 def theorem11(table: pd.DataFrame, tolerance_se: float, standard_error: str) -> list[Claim]:
-    """Sec. V-C's budget-fair join probability p^join (an input of Theorem 11's bound, which is not checked: its
-    constants are not given, docs/auctions.md) against the auction: the closed form within ``tolerance_se`` standard
+    """Sec. V-C's budget-fair join probability p^join (an input of Theorem 11's bound, which is checked on quadratic
+    clients in :mod:`~fairshare.papers.auctions.claims_theorem11`) against the auction: the closed form within ``tolerance_se`` standard
     errors of the share of auction runs the user wins, at every (B, b). Artifact "Section V-C", where the formula is.
 
     ``standard_error`` (``auctions.theorem11.standard_error``, this project's reconstruction, in the tuned-settings

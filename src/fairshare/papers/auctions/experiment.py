@@ -26,6 +26,7 @@ __all__ = [
     "exp5",
     "recruitment_record",
     "event_bidders",
+    "final_round",
     "Misreports",
     "misreport_grid",
     "misreport_profile",
@@ -201,6 +202,14 @@ def event_bidders(recruitment: au.Recruitment) -> set[tuple[int, int]]:
     }
 
 
+def final_round(recruitment: au.Recruitment) -> int:
+    """The round where Algorithm 3 ends: its fractional round (Corollary 9's "fractional re-allocation round"), or the
+    round it stopped with no surplus to share; n + 1 for n users when it never ends early (and for every other
+    mechanism, which has no rounds)."""
+    ends = [e.round for e in recruitment.events if e.kind in ("fractional", "stop")]
+    return ends[0] if ends else recruitment.x.shape[0] + 1
+
+
 @dataclass(frozen=True)
 class Misreports:
     """One user's misreports of one task's bid over a grid, against its truthful bid (all other bids truthful).
@@ -210,7 +219,9 @@ class Misreports:
     Theorem 8; the two differ when budget moving between tasks changes its other payments), ``objective_change[k]``
     the change of the max-min objective (smallest take-up), ``in_event[k]`` whether the misreported bid was a t-th
     bid of a re-allocation or fractional round (:func:`event_bidders`; Algorithm 3 only); ``truthful_won`` whether
-    the user wins the task when bidding truthfully.
+    the user wins the task when bidding truthfully; ``advance[k]`` how many rounds earlier Algorithm 3 ends under the
+    misreport than when truthful (:func:`final_round`; Corollary 9's "at most one round earlier"; 0 for the other
+    mechanisms).
     """
 
     user: int
@@ -221,6 +232,7 @@ class Misreports:
     objective_change: np.ndarray
     in_event: np.ndarray
     truthful_won: bool
+    advance: np.ndarray
 
 
 def misreport_grid(
@@ -246,8 +258,8 @@ def misreport_grid(
         return r.payments[user] - costs[user] * r.x[user]  # Eq. (32) per task, for this user only
 
     honest = run(costs)
-    u0 = user_utility(honest)
-    gains, task_gains, changes, flags = [], [], [], []
+    u0, end0 = user_utility(honest), final_round(honest)
+    gains, task_gains, changes, flags, advance = [], [], [], [], []
     for report in reports:
         bids = costs.copy()
         bids[user, task] = report
@@ -257,6 +269,7 @@ def misreport_grid(
         task_gains.append(du[task])
         changes.append(lie.objective - honest.objective)
         flags.append((task, user) in event_bidders(lie))
+        advance.append(end0 - final_round(lie))
     return Misreports(
         user,
         task,
@@ -266,6 +279,7 @@ def misreport_grid(
         np.array(changes),
         np.array(flags, dtype=bool),
         bool(honest.x[user, task] > 0),
+        np.array(advance, dtype=int),
     )
 
 
@@ -278,7 +292,10 @@ def misreport_profile(
     task's utility alone, the profitable ones that gain only through the user's other tasks, the largest gains, the
     largest drop of the max-min objective (over all misreports and over the profitable ones), how many
     same-task-profitable misreports did not take part in a re-allocation or fractional round (the exceptions to
-    Theorem 8; Algorithm 3 only) and how many of those were under-bids by a user who loses when truthful.
+    Theorem 8; Algorithm 3 only) and how many of those were under-bids by a user who loses when truthful; the most
+    rounds by which a misreport brings Algorithm 3's end forward (:attr:`Misreports.advance`), over all misreports
+    and over the same-task-profitable ones (Theorem 8's cases, Corollary 9's premise), and how many of the latter
+    bring it forward by more than one round.
     """
     costs = np.asarray(costs, dtype=float)
     names = (
@@ -292,6 +309,9 @@ def misreport_profile(
         "same_task_outside_events_by_losers",
         "max_objective_drop",
         "max_objective_drop_profitable",
+        "max_final_round_advance",
+        "max_final_round_advance_same_task",
+        "same_task_advance_over_one",
     )
     out = dict.fromkeys(names, 0.0)
     for user in range(costs.shape[0]):
@@ -312,6 +332,11 @@ def misreport_profile(
             if win.any():
                 drop = float(-m.objective_change[win].min())
                 out["max_objective_drop_profitable"] = max(out["max_objective_drop_profitable"], drop)
+            out["max_final_round_advance"] = max(out["max_final_round_advance"], float(m.advance.max()))
+            if win_task.any():
+                ahead = float(m.advance[win_task].max())
+                out["max_final_round_advance_same_task"] = max(out["max_final_round_advance_same_task"], ahead)
+                out["same_task_advance_over_one"] += int((m.advance[win_task] > 1).sum())
     return out
 
 
