@@ -413,3 +413,16 @@ def test_a_collapsed_run_is_named_in_the_note_of_its_experiments_rows():
         [exp],
     )
     assert not any("collapsed" in r.note for r in clean)
+
+
+def test_exp2_lower_variance_rows_name_the_task_counts_the_profile_does_not_run():
+    """ "Lowest variance for all settings": each Exp 2 setting has its own row, whose note names the paper's task
+    counts (3, 4, 5, 6, 10) that the profile does not run; the verdict is the setting's own, false when it is."""
+    frame = _curves("e2", _exp2_values(), {"fedfair": QUIET})
+    for counts, text in (((6, 10), "not run in this profile: 3, 4, 5 tasks"), ((3, 4, 5, 6, 10), "every count")):
+        rows = claims._exp2(frame, E2, 3.0, False, 0.02, 0.0, counts)
+        lower = [r for r in rows if "lower variance across tasks than" in r.claim]
+        assert len(lower) == 2 and all(text in r.note and r.status == "match" for r in lower), [r.note for r in lower]
+    worse = {**_exp2_values(), "fedfair": (lambda r: 0.04 * r, lambda r: 0.05 * r, lambda r: 0.1 / r)}
+    rows = claims._exp2(_curves("e2", worse, {"fedfair": QUIET}), E2, 3.0, False, 0.02, 0.0, (3, 4, 5, 6, 10))
+    assert _status(rows, "lower variance across tasks than random") == "differs"

@@ -99,3 +99,64 @@ def test_training_slows_with_more_tasks(levels, noise, status):
 def test_more_tasks_is_not_run_with_one_task_count():
     row = t2.more_tasks_claim(_speeds({"s6": 0.5}, QUIET), [_exp2("s6", 6)], 3.0)
     assert row.status == "not run in this profile"
+
+
+FIVE = {"s3": 0.7, "s4": 0.65, "s5": 0.6, "s6": 0.55, "s10": 0.4}  # slower at every step from 3 to 10 tasks
+
+
+def _five() -> list[Experiment]:
+    return [_exp2(f"s{n}", n) for n in (10, 6, 5, 4, 3)]
+
+
+def test_training_slows_is_judged_at_every_step_the_profile_runs():
+    row = t2.more_tasks_claim(_speeds(FIVE, QUIET), _five(), 3.0)
+    assert row.status == "match", row.interval
+    assert "3 / 4 / 5 / 6 / 10 tasks" in row.reproduced and "every count of the paper's" in row.reproduced
+    assert "3 -> 4 tasks" in row.interval and "6 -> 10 tasks" in row.interval
+
+
+def test_training_slows_differs_when_one_middle_step_speeds_up():
+    # 4 -> 5 tasks trains faster, though 3 tasks still train faster than 10: fewest-vs-most alone would match
+    row = t2.more_tasks_claim(_speeds({**FIVE, "s5": 0.68}, QUIET), _five(), 3.0)
+    assert row.status == "differs", row.interval
+
+
+def test_training_slows_names_the_task_counts_not_run():
+    row = t2.more_tasks_claim(_speeds({"s6": 0.5, "s10": 0.4}, QUIET), [_exp2("s10", 10), _exp2("s6", 6)], 3.0)
+    assert row.status == "match" and "not run in this profile: 3, 4, 5 tasks" in row.reproduced
+    one = t2.more_tasks_claim(_speeds({"s6": 0.5}, QUIET), [_exp2("s6", 6)], 3.0)
+    assert "not run in this profile: 3, 4, 5, 10 tasks" in one.reproduced
+
+
+def test_task_counts_note():
+    assert t2.task_counts_note([6, 10]).endswith("not run in this profile: 3, 4, 5 tasks (the paper: 3, 4, 5, 6, 10)")
+    assert "every count" in t2.task_counts_note([10, 3, 4, 5, 6])
+    assert "7 not among the paper's" in t2.task_counts_note([3, 4, 5, 6, 7, 10])
+
+
+SPEC_TASKS = {  # the spec's Exp 2 task lists (the authors' scripts), S = 3, 4, 5, 6, 10
+    3: ["mnist", "cifar10", "fashion_mnist"],
+    4: ["mnist", "cifar10", "fashion_mnist", "emnist"],
+    5: ["mnist", "cifar10", "fashion_mnist", "emnist", "cifar10"],
+    6: ["mnist", "cifar10", "fashion_mnist", "emnist", "cifar10", "fashion_mnist"],
+    10: ["mnist", "cifar10", "fashion_mnist", "emnist", "cifar10", "mnist", "cifar10", "fashion_mnist", "emnist",
+         "cifar10"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("files", "counts"),
+    [
+        (["config/config.yaml"], [6, 10]),
+        (["config/config.yaml", "config/paper.yaml"], [3, 4, 5, 6, 10]),
+        (["config/config.yaml", "config/paper.yaml", "config/cpu_scale.yaml"], [3, 4, 5, 6, 10]),
+    ],
+)
+def test_the_paper_and_cpu_scale_profiles_run_every_exp2_task_count(files, counts):
+    settings = Settings.from_block(load_config(*files)["mmfl"])
+    exp2 = [e for e in settings.experiments if e.reproduces == "exp2"]
+    assert sorted(len(e.tasks) for e in exp2) == counts
+    if len(files) > 1:  # the paper's setting: the spec's task lists, 20 clients, all active
+        for e in exp2:
+            assert list(e.tasks) == SPEC_TASKS[len(e.tasks)] and e.clients == 20 and e.active_rate == 1.0
+            assert e.name == f"exp2_s{len(e.tasks)}"

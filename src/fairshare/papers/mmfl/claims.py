@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairshare.papers.mmfl.claims_exp2 import more_tasks_claim, table2_claims
+from fairshare.papers.mmfl.claims_exp2 import more_tasks_claim, table2_claims, task_counts_note
 from fairshare.papers.mmfl.claims_theory import theory_claims
 from fairshare.papers.mmfl.experiment import Experiment, Settings, final_rounds
 from fairshare.pipeline import verdicts as v
@@ -212,13 +212,21 @@ def _exp1(runs: pd.DataFrame, per_round: pd.DataFrame, exp: Experiment, alpha: f
 
 
 def _exp2(
-    per_round: pd.DataFrame, exp: Experiment, alpha: float, table2: bool, tolerance: float, learned: float
+    per_round: pd.DataFrame,
+    exp: Experiment,
+    alpha: float,
+    table2: bool,
+    tolerance: float,
+    learned: float,
+    counts: tuple[int, ...] = (),
 ) -> list[Claim]:
     """Experiment 2 (Fig. 3, Table II): variance across tasks falls over Fig. 3's rounds (:func:`_checkpoints`) for
     every method (each method's per-seed variance decreasing from checkpoint to checkpoint, then every method); FedFairMMFL's variance is
     lower than each baseline's in every panel (mean over rounds and each checkpoint, each a paired "lower"); it
     converges faster (paired "higher" minimum accuracy averaged over rounds); for Table II's experiments, a higher
-    final minimum accuracy and a final average accuracy comparable within ``tolerance`` (paired equivalence)."""
+    final minimum accuracy and a final average accuracy comparable within ``tolerance`` (paired equivalence).
+    ``counts``: the task counts of every Exp 2 experiment of the profile (each has its own rows), named in the
+    lower-variance row's note with those the profile does not run."""
     art = ARTIFACTS["exp2"]
     frame = _compared(per_round, exp, alpha)
     checkpoints = _checkpoints(frame, learned)
@@ -253,8 +261,8 @@ def _exp2(
         )
         lower = {p: v.lower(v.paired(_of(t, FEDFAIR), _of(t, b))) for p, t in panels.items()}
         note = (
-            f"this row covers {len(exp.tasks)} tasks; the paper's 'all settings' are 3, 4, 5, 6 and 10 tasks, and "
-            "4 and 5 tasks run in no profile (docs/mmfl.md inventory)"
+            f"this row covers {len(exp.tasks)} tasks, one of the paper's 'all settings'; each Exp 2 setting the "
+            f"profile runs has its own row; {task_counts_note(counts or (len(exp.tasks),))}"
         )
         rows.append(_row(art, text, states, seen + " (seed means)", v.every(lower, "panels"), note))
     rows += _pairwise(
@@ -461,12 +469,10 @@ def claims(results: Mapping[str, Any], settings: Settings) -> list[Claim]:
     rows = []
     for exp in role["exp1"]:
         rows += _noting_collapses(_exp1(runs, per_round, exp, alpha, tol), runs, [exp])
+    counts = tuple(len(e.tasks) for e in role["exp2"])
     for exp in role["exp2"]:
-        rows += _noting_collapses(
-            _exp2(per_round, exp, alpha, exp.name in settings.table2_experiments, tol, settings.fig3_learned),
-            runs,
-            [exp],
-        )
+        table2 = exp.name in settings.table2_experiments
+        rows += _noting_collapses(_exp2(per_round, exp, alpha, table2, tol, settings.fig3_learned, counts), runs, [exp])
     for exp in role["fig4"]:
         rows += _noting_collapses(_fig4(per_round, exp, alpha), runs, [exp])
     rows += _noting_collapses([_fig4b(runs, role["fig4"], alpha)], runs, role["fig4"])
