@@ -88,6 +88,24 @@ class Recruitment:
         """Largest minus smallest take-up over tasks (|n1 - n2| for two tasks, Fig. 7a)."""
         return float(np.ptp(self.take_up))
 
+    def event_bidders(self) -> set[tuple[int, int]]:
+        """(task, user) pairs whose bid was a t-th bid in a re-allocation or fractional round of Algorithm 3: the rounds
+        where Theorem 8 locates every profitable misreport (as the bid that needs budget, or a donor's bid that sets
+        its surplus and, in the fractional round, its price)."""
+        return {
+            pair
+            for event in self.events
+            if event.kind in ("reallocation", "fractional")
+            for pair in event.recipients + event.donors
+        }
+
+    def final_round(self) -> int:
+        """The round where Algorithm 3 ends: its fractional round (Corollary 9's "fractional re-allocation round"), or
+        the round it stopped with no surplus to share; n + 1 for n users when it never ends early (and for every other
+        mechanism, which has no rounds)."""
+        ends = [e.round for e in self.events if e.kind in ("fractional", "stop")]
+        return ends[0] if ends else self.x.shape[0] + 1
+
     def winners(self, task: int) -> np.ndarray:
         """Users recruited (fully or fractionally) for ``task``, ascending user index."""
         return np.flatnonzero(self.x[:, task] > 0)

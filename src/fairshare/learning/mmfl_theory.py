@@ -155,8 +155,12 @@ class Quadratic:
         for row, sel in enumerate(chosen):
             member[row, list(sel)] = 1.0
         agg = member * self.weights
-        prob = np.array([selection_probability(self.q, len(sel), k) for sel in chosen])
-        return prob, agg / agg.sum(axis=1, keepdims=True)
+        return self.set_law(chosen), agg / agg.sum(axis=1, keepdims=True)
+
+    def set_law(self, chosen: list[tuple[int, ...]]) -> np.ndarray:
+        """The probability of each selection set in ``chosen``: Eq. 16 with binomial parameter q."""
+        k = len(self.centres)
+        return np.array([selection_probability(self.q, len(sel), k) for sel in chosen])
 
     def skew(self, w: np.ndarray | float) -> np.ndarray:
         """Eq. 18's selection skew at each w (the empty set contributes nothing to the numerator)."""
@@ -251,15 +255,30 @@ def corollary6_error(task: Quadratic, w0: np.ndarray, gamma: float, rounds: tupl
     return np.stack(out, axis=-1)
 
 
-def corollary6_bound(task: Quadratic, w0: float, gamma: float, rounds: int, grid: int = 201) -> float:
-    """Corollary 6's bound (L = mu, the task's tau), with the skew bounds and G^2 taken over every w between the clients'
-    optima and w0 (the noiseless iterates stay there: each step moves w towards a convex combination of optima)."""
+def corollary6_terms(
+    task: Quadratic, w0: float, gamma: float, grid: int = 201, recruited: float = 1.0
+) -> tuple[float, float]:
+    """Corollary 6's bound (L = mu, the task's tau) as (numerator, floor): the bound after T rounds is
+    numerator / (T + gamma) + floor, the floor being its skew term (8 L Gamma / (3 mu)) (rho~/rho_ - 1). The skew bounds
+    and G^2 are taken over every w between the clients' optima and w0 (the noiseless iterates stay there: each step
+    moves w towards a convex combination of optima). ``recruited`` weighs the tau^2 G^2 term: Theorem 11 of the auctions
+    paper multiplies it by the probability that some user is recruited. A smallest skew of 0 gives an infinite bound."""
     lo, hi = min(task.centres.min(), w0), max(task.centres.max(), w0)
     skews = task.skew(np.linspace(lo, hi, grid))
     low, high = float(skews.min()), float(skews.max())
+    if low <= 0:
+        return float("inf"), float("inf")
     far = np.maximum(np.abs(lo - task.centres), np.abs(hi - task.centres)).max()
     g2 = float(task.mu**2 * far**2 + task.sigma2)
     mu, gap = task.mu, task.gap
-    head = 4 * (16 * task.tau**2 * g2 + task.sigma2) / (3 * low * mu**2) + 8 * mu**2 * gap / mu**2
+    head = 4 * (16 * task.tau**2 * g2 * recruited + task.sigma2) / (3 * low * mu**2) + 8 * mu**2 * gap / mu**2
     head += mu * gamma * (w0 - task.optimum) ** 2 / 2
-    return float(head / (rounds + gamma) + 8 * mu * gap / (3 * mu) * (high / low - 1))
+    return float(head), float(8 * mu * gap / (3 * mu) * (high / low - 1))
+
+
+def corollary6_bound(
+    task: Quadratic, w0: float, gamma: float, rounds: int, grid: int = 201, recruited: float = 1.0
+) -> float:
+    """Corollary 6's bound after ``rounds`` rounds (:func:`corollary6_terms`)."""
+    head, floor = corollary6_terms(task, w0, gamma, grid, recruited)
+    return head / (rounds + gamma) + floor

@@ -83,20 +83,20 @@ def test_the_fixed_witness_still_refutes_theorem8():
 
 
 def test_final_round_is_where_algorithm3_ends():
-    assert ap.final_round(au.maxmin_fair(np.array([[0.1, 0.3], [0.2, 0.9]]), 1.6)) == 2  # fractional round 2
-    assert ap.final_round(au.maxmin_fair(np.array([[0.1, 0.5], [0.2, 0.6], [0.3, 0.9]]), 2.0)) == 3  # stops in round 3
-    assert ap.final_round(au.maxmin_fair(np.full((4, 2), 0.1), 10.0)) == 5  # everyone joins: never ends early
-    assert ap.final_round(au.gmmfair(np.array([[0.1, 0.3], [0.2, 0.9]]), 1.6)) == 3  # no rounds
+    assert au.maxmin_fair(np.array([[0.1, 0.3], [0.2, 0.9]]), 1.6).final_round() == 2  # fractional round 2
+    assert au.maxmin_fair(np.array([[0.1, 0.5], [0.2, 0.6], [0.3, 0.9]]), 2.0).final_round() == 3  # stops in round 3
+    assert au.maxmin_fair(np.full((4, 2), 0.1), 10.0).final_round() == 5  # everyone joins: never ends early
+    assert au.gmmfair(np.array([[0.1, 0.3], [0.2, 0.9]]), 1.6).final_round() == 3  # no rounds
 
 
 def test_misreport_grid_records_how_many_rounds_earlier_algorithm3_ends():
     costs, budget = _costs(1, users=12)
     m = ap.misreport_grid("maxmin_fair", costs, budget, user=7, task=1, reports=GRID, seed=0)
-    end = ap.final_round(au.maxmin_fair(costs, budget))
+    end = au.maxmin_fair(costs, budget).final_round()
     for report, advance in zip(GRID, m.advance):
         bids = costs.copy()
         bids[7, 1] = report
-        assert advance == end - ap.final_round(au.maxmin_fair(bids, budget))
+        assert advance == end - au.maxmin_fair(bids, budget).final_round()
     assert m.truthful_won and m.advance.max() == 1  # a winner over-bidding ends the auction a round earlier
     summary = ap.misreport_profile("maxmin_fair", costs, budget, GRID, 0)
     assert summary["max_final_round_advance"] >= m.advance.max()

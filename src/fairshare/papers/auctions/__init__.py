@@ -4,6 +4,7 @@
 __all__ = [
     "claims",
     "claims_properties",
+    "claims_theorem11",
     "commands",
     "experiment",
     "figures",

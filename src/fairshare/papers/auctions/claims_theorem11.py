@@ -49,17 +49,10 @@ class RecruitedQuadratic(th.Quadratic):
 
     join: np.ndarray = None  # type: ignore[assignment]  # set by recruited_task
 
-    def _selection_sets(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every non-empty winner set's J_W and its aggregation weights p_{k,W} (Eq. 6) as a sets x clients matrix."""
-        k = len(self.centres)
+    def set_law(self, chosen: list[tuple[int, ...]]) -> np.ndarray:
+        """Each non-empty winner set's J_W (Theorem 11)."""
         laws = au.winner_set_probabilities(self.join)
-        chosen = th.subsets(k)[1:]
-        member = np.zeros((len(chosen), k))
-        for row, w in enumerate(chosen):
-            member[row, list(w)] = 1.0
-        agg = member * self.weights
-        prob = np.array([laws[w] for w in chosen])
-        return prob, agg / agg.sum(axis=1, keepdims=True)
+        return np.array([laws[w] for w in chosen])
 
     @property
     def recruited(self) -> float:
@@ -81,25 +74,11 @@ def recruited_task(
     )
 
 
-def theorem11_bound(
-    task: RecruitedQuadratic, w0: float, gamma: float, rounds: int, grid: int = 201, skew_term: bool = True
-) -> float:
-    """Theorem 11's bound (L = mu, the task's tau) with every term of Corollary 6's bracket divided by T + gamma, as its
-    proof sketch (follow Corollary 6) gives; the skew bounds and G^2 are taken as Corollary 6's row takes them, over
-    every w between the clients' optima and w0. ``skew_term=False`` drops the last term (8 L Gamma / (3 mu))
-    (rho~/rho_ - 1): a wrong bound, for tests that show the harness tells bounds apart."""
-    lo, hi = min(task.centres.min(), w0), max(task.centres.max(), w0)
-    skews = task.skew(np.linspace(lo, hi, grid))
-    low, high = float(skews.min()), float(skews.max())
-    if low <= 0:
-        return float("inf")  # rho_ = 0: the bound is infinite
-    far = np.maximum(np.abs(lo - task.centres), np.abs(hi - task.centres)).max()
-    g2 = float(task.mu**2 * far**2 + task.sigma2)
-    mu, gap = task.mu, task.gap
-    head = (64 * task.tau**2 * g2 * task.recruited + 4 * task.sigma2) / (3 * low * mu**2) + 8 * mu**2 * gap / mu**2
-    head += mu * gamma * (w0 - task.optimum) ** 2 / 2
-    tail = 8 * mu * gap / (3 * mu) * (high / low - 1) if skew_term else 0.0
-    return float(head / (rounds + gamma) + tail)
+def theorem11_bound(task: RecruitedQuadratic, w0: float, gamma: float, rounds: int, grid: int = 201) -> float:
+    """Theorem 11's bound (L = mu, the task's tau): Corollary 6's with its tau^2 G^2 term weighted by the probability
+    that some user is recruited and every term of its bracket divided by T + gamma, as the proof sketch (follow
+    Corollary 6) gives; the skew bounds and G^2 are taken as Corollary 6's row takes them."""
+    return th.corollary6_bound(task, w0, gamma, rounds, grid, recruited=task.recruited)
 
 
 def _tasks() -> list[tuple[dict[str, float], RecruitedQuadratic]]:

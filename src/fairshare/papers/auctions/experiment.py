@@ -25,8 +25,6 @@ __all__ = [
     "recruit_one",
     "exp5",
     "recruitment_record",
-    "event_bidders",
-    "final_round",
     "Misreports",
     "misreport_grid",
     "misreport_profile",
@@ -190,26 +188,6 @@ def recruitment_record(settings: Settings, root: int, mechanism: str, seed: int,
     }
 
 
-def event_bidders(recruitment: au.Recruitment) -> set[tuple[int, int]]:
-    """(task, user) pairs whose bid was a t-th bid in a re-allocation or fractional round of Algorithm 3: the rounds
-    where Theorem 8 locates every profitable misreport (as the bid that needs budget, or a donor's bid that sets
-    its surplus and, in the fractional round, its price)."""
-    return {
-        pair
-        for event in recruitment.events
-        if event.kind in ("reallocation", "fractional")
-        for pair in event.recipients + event.donors
-    }
-
-
-def final_round(recruitment: au.Recruitment) -> int:
-    """The round where Algorithm 3 ends: its fractional round (Corollary 9's "fractional re-allocation round"), or the
-    round it stopped with no surplus to share; n + 1 for n users when it never ends early (and for every other
-    mechanism, which has no rounds)."""
-    ends = [e.round for e in recruitment.events if e.kind in ("fractional", "stop")]
-    return ends[0] if ends else recruitment.x.shape[0] + 1
-
-
 @dataclass(frozen=True)
 class Misreports:
     """One user's misreports of one task's bid over a grid, against its truthful bid (all other bids truthful).
@@ -218,9 +196,9 @@ class Misreports:
     ``task_gain[k]`` the change of its utility in the misreported task alone (u_{i,s} of Eq. 32, the quantity of
     Theorem 8; the two differ when budget moving between tasks changes its other payments), ``objective_change[k]``
     the change of the max-min objective (smallest take-up), ``in_event[k]`` whether the misreported bid was a t-th
-    bid of a re-allocation or fractional round (:func:`event_bidders`; Algorithm 3 only); ``truthful_won`` whether
+    bid of a re-allocation or fractional round (``Recruitment.event_bidders``; Algorithm 3 only); ``truthful_won`` whether
     the user wins the task when bidding truthfully; ``advance[k]`` how many rounds earlier Algorithm 3 ends under the
-    misreport than when truthful (:func:`final_round`; Corollary 9's "at most one round earlier"; 0 for the other
+    misreport than when truthful (``Recruitment.final_round``; Corollary 9's "at most one round earlier"; 0 for the other
     mechanisms).
     """
 
@@ -258,7 +236,7 @@ def misreport_grid(
         return r.payments[user] - costs[user] * r.x[user]  # Eq. (32) per task, for this user only
 
     honest = run(costs)
-    u0, end0 = user_utility(honest), final_round(honest)
+    u0, end0 = user_utility(honest), honest.final_round()
     gains, task_gains, changes, flags, advance = [], [], [], [], []
     for report in reports:
         bids = costs.copy()
@@ -268,8 +246,8 @@ def misreport_grid(
         gains.append(du.sum())
         task_gains.append(du[task])
         changes.append(lie.objective - honest.objective)
-        flags.append((task, user) in event_bidders(lie))
-        advance.append(end0 - final_round(lie))
+        flags.append((task, user) in lie.event_bidders())
+        advance.append(end0 - lie.final_round())
     return Misreports(
         user,
         task,
