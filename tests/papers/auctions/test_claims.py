@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from fairshare.papers.auctions import claims, claims_properties
 from fairshare.papers.auctions.experiment import Misreports, Settings, theorem8_witness
@@ -120,10 +121,13 @@ def test_exp5_claims_follow_the_data():
     assert rows[GREEDY_FAIRER].status == rows[BF_FAIRER].status == "match"  # B = 10 -> 29 is the only step, a fall
 
 
-def _truth(counts: dict[str, tuple[int, ...]], advance: int = 1, rounds: bool = True) -> pd.DataFrame:
+def _truth(
+    counts: dict[str, tuple[int, ...]], advance: int = 1, rounds: bool = True, out: tuple[int, int] | None = (70, 100)
+) -> pd.DataFrame:
     """A truthfulness table: per method (profitable, profitable_same_task, outside, outside_by_losers, max_drop,
     max_gain); every same-task-profitable misreport brings Algorithm 3's end ``advance`` rounds earlier (no such
-    metrics with ``rounds`` False: a sweep from before they were recorded)."""
+    metrics with ``rounds`` False: a sweep from before they were recorded); ``out`` = (k, n): k of the n misreports
+    under Theorem 8's conditions miss their task's winning set (no winning-set metrics with None: an older sweep)."""
     rows = []
     for method, (profitable, same, outside, losers, drop, gain) in counts.items():
         metrics = {"misreports": 1000, "profitable": profitable, "max_gain": gain, "profitable_same_task": same,
@@ -133,6 +137,10 @@ def _truth(counts: dict[str, tuple[int, ...]], advance: int = 1, rounds: bool = 
         if rounds:
             metrics.update(max_final_round_advance=max(advance, 2), max_final_round_advance_same_task=advance,
                            same_task_advance_over_one=same if advance > 1 else 0)  # fmt: skip
+        if out is not None:
+            k, n = out
+            metrics.update(liar_out=600, liar_out_any_task=300, theorem8_conditions=n, theorem8_conditions_liar_out=k,
+                           theorem8_conditions_liar_out_any_task=k // 2, theorem8_conditions_truthful_in=n // 4)  # fmt: skip
         rows += [{"method": method, "seed": 0, "metric": k, "value": float(v)} for k, v in metrics.items()]
     return pd.DataFrame(rows)
 
@@ -147,7 +155,10 @@ def _truth_counts() -> dict:
 def _witness(gain: float, in_event: bool = False) -> Misreports:
     """A Theorem 8 witness run whose one misreport gains ``gain`` in its task."""
     one = np.array([gain])
-    return Misreports(2, 0, np.zeros(1), one, one, np.zeros(1), np.array([in_event]), False, np.zeros(1, dtype=int))
+    flag = np.array([in_event])
+    return Misreports(
+        2, 0, np.zeros(1), one, one, np.zeros(1), flag, False, np.zeros(1, dtype=int), ~flag, ~flag, False, flag
+    )
 
 
 NO_WITNESS = _witness(0.0)
@@ -173,7 +184,7 @@ def test_theorem8_row_considers_both_the_random_sweep_and_the_fixed_witness():
 
 def test_truthfulness_claims_follow_the_data():
     rows = claims_properties.truthfulness(_truth(_truth_counts()), NO_WITNESS)
-    assert [r.status for r in rows] == ["match"] * 5 and rows[0].kind == "erratum"
+    assert [r.status for r in rows] == ["match"] * 6 and rows[0].kind == "erratum"
     assert "1 max-min misreports pay only through the user's other task" in rows[4].note
 
     counts = _truth_counts()
@@ -182,7 +193,8 @@ def test_truthfulness_claims_follow_the_data():
     assert [r.status for r in claims_properties.truthfulness(_truth(counts), NO_WITNESS)] == ["differs"] * 3 + [
         "match",
         "differs",
-    ]  # the round row is the fourth
+        "match",
+    ]  # the round row is the fourth, the winning-set row the last
     counts["budget_fair_uniform_price"], counts["budget_fair"] = (5, 5, 5, 5, 0.0, 0.07), (1, 1, 0, 0, 0.0, 0.01)
     assert (
         claims_properties.truthfulness(_truth(counts), NO_WITNESS)[0].status == "differs"
@@ -202,7 +214,7 @@ def test_corollary9_round_row_differs_when_a_paying_misreport_ends_the_auction_t
 def test_near_truthfulness_is_judged_against_every_non_truthful_mechanism():
     def status(counts: dict) -> str:
         rows = claims_properties.truthfulness(_truth(counts), NO_WITNESS)
-        return {r.artifact: r for r in rows}["Section V-B"].status
+        return [r for r in rows if r.artifact == "Section V-B" and "near-truthful" in r.claim][0].status
 
     assert status(_truth_counts()) == "match"
     for rival in ("gmmfair", "greedy_within_budget", "random_within_budget"):
@@ -212,6 +224,29 @@ def test_near_truthfulness_is_judged_against_every_non_truthful_mechanism():
         counts = _truth_counts()
         counts[rival] = (60, 60, 0, 0, 1.0, 0.1)  # its largest gain below max-min's 0.2
         assert status(counts) == "differs", rival
+
+
+def test_winning_set_row_follows_the_clopper_pearson_bounds():
+    def row(out: tuple[int, int] | None):
+        rows = claims_properties.truthfulness(_truth(_truth_counts(), out=out), NO_WITNESS)
+        return [r for r in rows if "winning set" in r.claim][0]
+
+    assert row((70, 100)).status == "match"  # 0.70, lower bound about 0.62 > 0.5
+    liars_win = row((30, 100))  # most liars under Theorem 8's conditions still win their task: the statement fails
+    assert liars_win.status == "differs" and "30 of 100" in liars_win.reproduced
+    assert row((55, 100)).status == "inconclusive"  # 0.55: the bounds straddle 0.5
+    assert row((0, 0)).status == "inconclusive"  # no misreport under the conditions: nothing to decide on
+    assert row(None).status == "not run in this profile"  # a sweep from before the winning-set metrics
+    assert row((70, 100)).artifact == "Section V-B" and "Clopper-Pearson" in row((70, 100)).note
+
+
+def test_clopper_pearson_bounds_are_the_exact_binomial_ones():
+    low, high = claims_properties.clopper_pearson(7, 10)
+    # P(X >= 7 | p = low) = 5 % and P(X <= 7 | p = high) = 5 % for X ~ Binomial(10, p)
+    assert stats.binom.sf(6, 10, low) == pytest.approx(0.05)
+    assert stats.binom.cdf(7, 10, high) == pytest.approx(0.05)
+    assert claims_properties.clopper_pearson(0, 10)[0] == 0.0 and claims_properties.clopper_pearson(10, 10)[1] == 1.0
+    assert claims_properties.clopper_pearson(0, 0) == (0.0, 1.0)
 
 
 def _corollary(y: float, mm: float, bf: float, mc_mm: float, auc_bf: float | None = None, se: float = 0.001):
@@ -342,7 +377,7 @@ def test_the_entry_point_returns_the_rows_of_the_results_it_is_given():
     )
     assert [r.artifact for r in claims.claims({"exp6": per_round}, settings)] == ["Figure 7c", "Figure 7c"]
     counts = _truth_counts()
-    assert len(claims.claims({"truthfulness": _truth(counts)}, settings)) == 5
+    assert len(claims.claims({"truthfulness": _truth(counts)}, settings)) == 6
     table = pd.concat([_corollary(2.0, 0.406, 0.600, 0.407), _line5(1.2, 0.5, 1.0), _theorem11(0.76, 0.75)])
     artifacts = [r.artifact for r in claims.claims({"corollary10": table}, settings)]
     assert artifacts == ["Corollary 10", "Algorithm 3", "Section V-C", "Theorem 11"]

@@ -103,6 +103,54 @@ def test_misreport_grid_records_how_many_rounds_earlier_algorithm3_ends():
     assert np.all(ap.misreport_grid("gmmfair", costs, budget, 7, 1, GRID, 0).advance == 0)
 
 
+def test_misreport_grid_records_whether_the_liar_stays_in_the_winning_set():
+    # B = 2, B_s = 1. Truthfully user 1 wins task 0 (0.3 <= 1/2) and a fractional share of task 1 (0.9 > 1/2).
+    # Reporting 0.4 for task 0 still fits; 0.8 or 50 makes both tasks fail in round 2 with no surplus, so the
+    # auction stops and user 1 is in no winning set; its bid needed budget (Theorem 8's re-allocation step).
+    costs = np.array([[0.1, 0.1], [0.3, 0.9]])
+    m = ap.misreport_grid("maxmin_fair", costs, 2.0, user=1, task=0, reports=np.array([0.4, 0.8, 50.0]), seed=0)
+    assert m.truthful_won and m.truthful_recruited_any
+    assert m.recruited.tolist() == [True, False, False] and m.recruited_any.tolist() == [True, False, False]
+    assert m.needs_budget.tolist() == [False, True, True]
+    # with task 1 cheap (0.2) the other task has surplus: 0.7 is re-allocated, 0.8 and 50 get a fractional share
+    cheap = np.array([[0.1, 0.1], [0.3, 0.2]])
+    m = ap.misreport_grid("maxmin_fair", cheap, 2.0, user=1, task=0, reports=np.array([0.7, 0.8, 50.0]), seed=0)
+    assert m.recruited.all() and m.needs_budget.all()
+
+
+def test_a_bid_above_the_budget_is_never_recruited():
+    for seed in range(4):
+        costs, budget = _costs(seed, users=8)
+        for mechanism, switches in (
+            ("budget_fair", {}),
+            ("greedy_within_budget", {}),
+            ("maxmin_fair", {"fractional": False}),
+        ):
+            for user, task in ((0, 0), (5, 1)):
+                m = ap.misreport_grid(
+                    mechanism, costs, budget, user, task, np.array([2 * budget + 1]), seed, **switches
+                )
+                assert not m.recruited[0], (seed, mechanism)
+        m = ap.misreport_grid("maxmin_fair", costs, budget, 3, 1, GRID, seed)  # the flags are the rerun's own
+        for report, recruited, anywhere in zip(GRID, m.recruited, m.recruited_any):
+            bids = costs.copy()
+            bids[3, 1] = report
+            x = au.maxmin_fair(bids, budget).x
+            assert recruited == (x[3, 1] > 0) and anywhere == (x[3] > 0).any()
+
+
+def test_misreport_profile_counts_the_liars_outside_the_winning_set():
+    costs, budget = _costs(1, users=12)
+    summary = ap.misreport_profile("maxmin_fair", costs, budget, GRID, 0)
+    grids = [ap.misreport_grid("maxmin_fair", costs, budget, u, s, GRID, 0) for u in range(12) for s in range(2)]
+    over = [(m.reports > costs[m.user, m.task]) & m.needs_budget for m in grids]
+    assert summary["liar_out"] == sum(int((~m.recruited).sum()) for m in grids)
+    assert summary["theorem8_conditions"] == sum(int(c.sum()) for c in over) > 0
+    assert summary["theorem8_conditions_liar_out"] == sum(int((c & ~m.recruited).sum()) for c, m in zip(over, grids))
+    assert summary["theorem8_conditions_liar_out"] >= summary["theorem8_conditions_liar_out_any_task"]
+    assert ap.misreport_profile("budget_fair", costs, budget, GRID, 0)["theorem8_conditions"] == 0  # no rounds
+
+
 def test_misreport_grid_uses_common_random_numbers_for_random_mechanisms():
     costs, budget = _costs(3, users=15)
     m = ap.misreport_grid(

@@ -8,4 +8,5 @@ __all__ = [
     "commands",
     "experiment",
     "figures",
+    "misreports",
 ]

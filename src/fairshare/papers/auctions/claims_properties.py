@@ -1,5 +1,6 @@
 """The paper's exact-computation statements of Sec. V (results/auctions/truthfulness.csv and corollary10.csv):
-truthfulness (Sec. V-A, Theorem 8 with a fixed witness, Corollary 9's objective drop and round, near-truthfulness),
+truthfulness (Sec. V-A, Theorem 8 with a fixed witness, Corollary 9's objective drop and round, near-truthfulness,
+Sec. V-B's un-truthful bids outside the winning set),
 Corollary 10's closed forms, the Algorithm 3 line-5 erratum and Sec. V-C's budget-fair join probability (an input of
 Theorem 11). These are computations over drawn profiles or Monte Carlo runs, not comparisons of seeds, so each row is decided by its own check.
 
@@ -11,13 +12,24 @@ raised bid) in tests/papers/auctions/test_experiment.py.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from fairshare.papers.auctions.experiment import THEOREM8_WITNESS, Misreports
 from fairshare.pipeline.report import Claim
 
-__all__ = ["STANDARD_ERRORS", "algorithm3_line5", "corollary10", "theorem11", "truthfulness"]
+__all__ = [
+    "STANDARD_ERRORS",
+    "WINNING_SET_LEVEL",
+    "algorithm3_line5",
+    "clopper_pearson",
+    "corollary10",
+    "theorem11",
+    "truthfulness",
+]
 
 PAPER = "auctions"
 MAXMIN, GMM, GREEDY, BF = "maxmin_fair", "gmmfair", "greedy_within_budget", "budget_fair"
@@ -122,6 +134,7 @@ def truthfulness(truth: pd.DataFrame, witness: Misreports) -> list[Claim]:
             "the pay-as-bid mechanisms are not truthful (Fig. 7's NT) holds by design and is a unit test "
             "(tests/papers/auctions/test_experiment.py), not a row",
         ),
+        _winning_set(total, params),
     ]
     return rows
 
@@ -154,6 +167,61 @@ def _corollary9_round(total: pd.DataFrame, worst: pd.DataFrame, params: str) -> 
         f"over every misreport: at most {worst.loc[MAXMIN, 'max_final_round_advance']:g} ({params})",
         holds=bool(ahead <= 1 and over == 0),
     )
+
+
+#: One-sided level of the Clopper-Pearson bounds of Sec. V-B's winning-set row
+WINNING_SET_LEVEL = 0.95
+
+
+def clopper_pearson(k: int, n: int, level: float = WINNING_SET_LEVEL) -> tuple[float, float]:
+    """One-sided exact binomial bounds of a share k/n: the lower bound at ``level`` and the upper bound at ``level``
+    (each a one-sided interval on its own); (0, 1) with no trials."""
+    low = float(stats.beta.ppf(1 - level, k, n - k + 1)) if k > 0 else 0.0
+    high = float(stats.beta.ppf(level, k + 1, n - k)) if k < n else 1.0
+    return low, high
+
+
+def _winning_set(total: pd.DataFrame, params: str) -> Claim:
+    """Sec. V-B before Theorem 8: un-truthful bids under Theorem 8's conditions are likely to end outside the winning
+    set. Theorem 8's conditions read as over-bids (report > cost) whose bid its task cannot afford at its round t
+    (b > B_s^t / t), so Algorithm 3 attempts a re-allocation for it (the sweep's ``theorem8_conditions``); the winning
+    set is the misreported task's (a fractional share is in it). "A high possibility" read as "more likely than not",
+    fixed before any result: match when the one-sided 95 % Clopper-Pearson lower bound of the share that miss it is
+    above 0.5, differs when the upper bound is below 0.5, inconclusive otherwise. Not run on a sweep that predates
+    the winning-set metrics."""
+    statement = dict(
+        paper=PAPER,
+        artifact="Section V-B",
+        claim="Un-truthful bids under Theorem 8's conditions are more likely than not to miss the winning set",
+        paper_states="since re-allocations are more likely to happen near the end of the auction, such un-truthful "
+        "bids have a high possibility of not being in the winning set at all",
+        note=f"'a high possibility' read as more likely than not (fixed before any result): match when the one-sided "
+        f"{WINNING_SET_LEVEL:.0%} Clopper-Pearson lower bound of the share is above 0.5, differs when the upper bound "
+        "is below 0.5, inconclusive otherwise. Theorem 8's conditions read as over-bids (report > cost) whose bid its "
+        "task cannot afford at its round t (b > B_s^t/t), so Algorithm 3 attempts a re-allocation for it (it is then "
+        "re-allocated, paid a fractional share, or stopped with no surplus); the winning set is the misreported "
+        "task's, a fractional share counted in it. Grid points of one user and profile are not independent draws, so "
+        "the bounds are narrower than a spread over profiles would give",
+    )
+    if "theorem8_conditions" not in total:
+        missing = "the misreport sweep has no winning-set metrics (rerun `auctions properties`)"
+        return Claim.statement(**statement, reproduced=missing, holds=None)
+    row = total.loc[MAXMIN]
+    n, k = int(row["theorem8_conditions"]), int(row["theorem8_conditions_liar_out"])
+    low, high = clopper_pearson(k, n)
+    everyone, out = int(row["misreports"]), int(row["liar_out"])
+    reproduced = (
+        f"{k} of {n} max-min misreports under Theorem 8's conditions leave the bid out of its task's winning set "
+        f"(share {k / n if n else float('nan'):.3f}, one-sided {WINNING_SET_LEVEL:.0%} Clopper-Pearson bounds "
+        f"[{low:.3f}, {high:.3f}]); {int(row['theorem8_conditions_liar_out_any_task'])} of them leave the user in no "
+        f"task's winning set; {int(row['theorem8_conditions_truthful_in'])} of the {n} bids win their task when "
+        f"truthful. Over every max-min misreport: {out} of {everyone} miss their task's winning set, "
+        f"{int(row['liar_out_any_task'])} leave the user in no task's ({params})"
+    )
+    claim = Claim.statement(**statement, reproduced=reproduced, holds=low > 0.5)
+    if low > 0.5 or high < 0.5:
+        return claim
+    return dataclasses.replace(claim, status="inconclusive")  # the bounds straddle 0.5 (or no such misreport ran)
 
 
 def _part(table: pd.DataFrame, experiment: str) -> pd.DataFrame:

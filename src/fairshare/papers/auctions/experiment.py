@@ -1,6 +1,7 @@
 """Recruitment auctions (Section V of the FedFairMMFL paper): the ``auctions`` config block as typed settings,
 Experiment 5 (take-up per task vs budget), the recruitment files of Experiment 6 and its training jobs, and the
-measured properties the claims are computed from: misreporting gains (truthfulness, Theorem 8, Corollary 9) and
+measured properties the claims are computed from: the misreport sweep over random profiles (its per-misreport runs in
+:mod:`~fairshare.papers.auctions.misreports`: truthfulness, Theorem 8, Corollary 9, Sec. V-B's winning set) and
 Corollary 10 by Monte Carlo (Algorithm 3, Corollary 10 and Sec. VI of the paper; docs/auctions.md)."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pandas as pd
 
 from fairshare import seeding
 from fairshare.games import auctions as au
+from fairshare.papers.auctions.misreports import Misreports, misreport_grid, misreport_profile
 
 __all__ = [
     "BID_KEY",
@@ -186,136 +188,6 @@ def recruitment_record(settings: Settings, root: int, mechanism: str, seed: int,
         "bids": bids.tolist(),
         "metadata": run_metadata(root, seed_index=seed),
     }
-
-
-@dataclass(frozen=True)
-class Misreports:
-    """One user's misreports of one task's bid over a grid, against its truthful bid (all other bids truthful).
-
-    ``gain[k]`` is the change of the user's utility over all tasks (true costs) when it reports ``reports[k]``,
-    ``task_gain[k]`` the change of its utility in the misreported task alone (u_{i,s} of Eq. 32, the quantity of
-    Theorem 8; the two differ when budget moving between tasks changes its other payments), ``objective_change[k]``
-    the change of the max-min objective (smallest take-up), ``in_event[k]`` whether the misreported bid was a t-th
-    bid of a re-allocation or fractional round (``Recruitment.event_bidders``; Algorithm 3 only); ``truthful_won`` whether
-    the user wins the task when bidding truthfully; ``advance[k]`` how many rounds earlier Algorithm 3 ends under the
-    misreport than when truthful (``Recruitment.final_round``; Corollary 9's "at most one round earlier"; 0 for the other
-    mechanisms).
-    """
-
-    user: int
-    task: int
-    reports: np.ndarray
-    gain: np.ndarray
-    task_gain: np.ndarray
-    objective_change: np.ndarray
-    in_event: np.ndarray
-    truthful_won: bool
-    advance: np.ndarray
-
-
-def misreport_grid(
-    mechanism: str,
-    costs: np.ndarray,
-    budget: float,
-    user: int,
-    task: int,
-    reports: np.ndarray,
-    seed: int,
-    **switches: Any,
-) -> Misreports:
-    """Run ``mechanism`` once truthfully and once per misreport of b[user, task]. A randomized mechanism gets a fresh
-    Generator from the same ``seed`` in every run (common random numbers, so its gain is the bid's effect alone);
-    the others get none (ties, which have probability zero for continuous costs, go to the lower index)."""
-    costs = np.asarray(costs, dtype=float)
-
-    def run(bids: np.ndarray) -> au.Recruitment:
-        rng = np.random.default_rng(seed) if mechanism in au.RANDOMIZED else None
-        return au.run_mechanism(mechanism, bids, budget, rng, **switches)
-
-    def user_utility(r: au.Recruitment) -> np.ndarray:
-        return r.payments[user] - costs[user] * r.x[user]  # Eq. (32) per task, for this user only
-
-    honest = run(costs)
-    u0, end0 = user_utility(honest), honest.final_round()
-    gains, task_gains, changes, flags, advance = [], [], [], [], []
-    for report in reports:
-        bids = costs.copy()
-        bids[user, task] = report
-        lie = run(bids)
-        du = user_utility(lie) - u0
-        gains.append(du.sum())
-        task_gains.append(du[task])
-        changes.append(lie.objective - honest.objective)
-        flags.append((task, user) in lie.event_bidders())
-        advance.append(end0 - lie.final_round())
-    return Misreports(
-        user,
-        task,
-        np.asarray(reports, dtype=float),
-        np.array(gains),
-        np.array(task_gains),
-        np.array(changes),
-        np.array(flags, dtype=bool),
-        bool(honest.x[user, task] > 0),
-        np.array(advance, dtype=int),
-    )
-
-
-def misreport_profile(
-    mechanism: str, costs: np.ndarray, budget: float, reports: np.ndarray, seed: int, tol: float = 1e-9, **switches: Any
-) -> dict[str, float]:
-    """Every user misreports each of its task bids over ``reports`` (one at a time, others truthful); aggregates.
-
-    Counts misreports and profitable ones (gain > ``tol``) for the utility over all tasks and for the misreported
-    task's utility alone, the profitable ones that gain only through the user's other tasks, the largest gains, the
-    largest drop of the max-min objective (over all misreports and over the profitable ones), how many
-    same-task-profitable misreports did not take part in a re-allocation or fractional round (the exceptions to
-    Theorem 8; Algorithm 3 only) and how many of those were under-bids by a user who loses when truthful; the most
-    rounds by which a misreport brings Algorithm 3's end forward (:attr:`Misreports.advance`), over all misreports
-    and over the same-task-profitable ones (Theorem 8's cases, Corollary 9's premise), and how many of the latter
-    bring it forward by more than one round.
-    """
-    costs = np.asarray(costs, dtype=float)
-    names = (
-        "misreports",
-        "profitable",
-        "max_gain",
-        "profitable_same_task",
-        "profitable_other_task_only",
-        "max_gain_same_task",
-        "same_task_outside_events",
-        "same_task_outside_events_by_losers",
-        "max_objective_drop",
-        "max_objective_drop_profitable",
-        "max_final_round_advance",
-        "max_final_round_advance_same_task",
-        "same_task_advance_over_one",
-    )
-    out = dict.fromkeys(names, 0.0)
-    for user in range(costs.shape[0]):
-        for task in range(costs.shape[1]):
-            m = misreport_grid(mechanism, costs, budget, user, task, reports, seed, **switches)
-            win, win_task = m.gain > tol, m.task_gain > tol
-            out["misreports"] += len(m.gain)
-            out["profitable"] += int(win.sum())
-            out["profitable_same_task"] += int(win_task.sum())
-            out["profitable_other_task_only"] += int((win & ~win_task).sum())
-            outside = win_task & ~m.in_event
-            out["same_task_outside_events"] += int(outside.sum())
-            if not m.truthful_won:
-                out["same_task_outside_events_by_losers"] += int((outside & (m.reports < costs[user, task])).sum())
-            out["max_gain"] = max(out["max_gain"], float(m.gain.max()))
-            out["max_gain_same_task"] = max(out["max_gain_same_task"], float(m.task_gain.max()))
-            out["max_objective_drop"] = max(out["max_objective_drop"], float(-m.objective_change.min()))
-            if win.any():
-                drop = float(-m.objective_change[win].min())
-                out["max_objective_drop_profitable"] = max(out["max_objective_drop_profitable"], drop)
-            out["max_final_round_advance"] = max(out["max_final_round_advance"], float(m.advance.max()))
-            if win_task.any():
-                ahead = float(m.advance[win_task].max())
-                out["max_final_round_advance_same_task"] = max(out["max_final_round_advance_same_task"], ahead)
-                out["same_task_advance_over_one"] += int((m.advance[win_task] > 1).sum())
-    return out
 
 
 @dataclass(frozen=True)
