@@ -263,6 +263,7 @@ def run_mmfl(
     eligibility: np.ndarray | None = None,
     chunk: int | None = None,
     label: str | None = None,
+    on_round: Callable[[int], None] | None = None,
 ) -> tuple[list[dict], np.ndarray]:
     """Run the concurrent training; return per-round rows (round, task, task_name, accuracy, loss, clients) and the
     allocation map.
@@ -282,7 +283,8 @@ def run_mmfl(
     the round out. Without it every client may train every task.
     ``chunk`` (at most this many clients stacked at once; memory) goes to the engine's
     :func:`~fairshare.learning.engine.local_train` and does not change results. Each task trains and is evaluated at
-    its settings' ``precision``. ``label`` names the run in progress output (default: the policy).
+    its settings' ``precision``. ``label`` names the run in progress output (default: the policy). ``on_round``
+    goes to :func:`~fairshare.learning.rounds.run_rounds` (called after each round; it changes nothing).
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy '{policy}'; choose one of {', '.join(POLICIES)}")
@@ -371,7 +373,14 @@ def run_mmfl(
         eligibility,
     )
     _, rows = run_rounds(
-        step, initial, rounds, settings=digest, checkpoint=checkpoint, desc=label or policy, progress=progress
+        step,
+        initial,
+        rounds,
+        settings=digest,
+        checkpoint=checkpoint,
+        desc=label or policy,
+        progress=progress,
+        on_round=on_round,
     )
     mark_collapsed(rows, tasks)
     return rows, allocation_map(rows, n_clients, rounds)

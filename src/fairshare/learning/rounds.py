@@ -293,6 +293,7 @@ def run_rounds(
     metric: Callable[[Metrics], str] = headline,
     probe: Callable[[Any], str] | None = None,
     stream: TextIO | None = None,
+    on_round: Callable[[int], None] | None = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Run ``state, metrics, samples = step(r, state)`` for r = 0 .. rounds-1; return the final state and every
     round's tidy metric rows.
@@ -311,6 +312,8 @@ def run_rounds(
       on a terminal, otherwise a line every few seconds (:class:`~fairshare.learning.progress.Progress`).
       ``probe(state)``: the headline of a round whose metrics give none (e.g. the model's test accuracy), computed
       only when progress shows it; it must leave the state and every random generator as it found them.
+    - ``on_round(r + 1)``: called once round r is done and saved (e.g. to time each round:
+      ``bench/learning_curves.py``); it sees no state and changes nothing.
     """
     if rounds < 0:
         raise ValueError(f"rounds must be >= 0, got {rounds}")
@@ -330,6 +333,8 @@ def run_rounds(
             rows += new_rows
         if metrics_csv:
             write_csv(metrics_csv, metrics_frame(rows))
+        if on_round is not None:
+            on_round(r + 1)
         given = metric(metrics) if progress else ""
         latest = given or latest
         if given or probe is None or not progress:

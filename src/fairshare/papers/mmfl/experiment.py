@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -243,10 +243,12 @@ def run_job(
     checkpoint: str | Path | None,
     progress: bool = True,
     place: tuple[int, int] = (1, 1),
+    on_round: Callable[[int], None] | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """Train one run: partition every task's dataset (``datasets``: task name -> cached arrays), train, and return
     the per-round rows (experiment, method, alpha, seed, round, task, task_name, accuracy, loss, clients) and the
-    allocation map (clients x rounds). ``place``: (k, N), the job's k-th run of N, named in progress lines."""
+    allocation map (clients x rounds). ``place``: (k, N), the job's k-th run of N, named in progress lines;
+    ``on_round(r)``: called after round r (``bench/learning_curves.py`` times rounds with it; it changes nothing)."""
     from fairshare.data.partition import mmfl_iid, mmfl_noniid
     from fairshare.learning.device import seed_run
     from fairshare.learning.mmfl import run_mmfl
@@ -295,6 +297,7 @@ def run_job(
         progress=progress,
         chunk=train.chunk,
         label=numbered(run_label(run), *place),
+        on_round=on_round,
     )
     frame = pd.DataFrame(rows)
     for i, key in enumerate(KEYS):
