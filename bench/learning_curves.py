@@ -10,7 +10,8 @@ profile's clients, samples per client, local epochs, models, fidelity and precis
 through the pipeline's own ``fairshare.papers.mmfl.experiment.run_job`` (its round driver,
 ``fairshare.learning.rounds.run_rounds``, calls back after each round: that is where a round's CPU time is read).
 Its tasks' datasets are resolved and built as the ``dataset`` rule builds them (offline stand-ins included), into
-``--cache-dir`` (default: a temporary folder), never into the profile's ``data/processed``.
+``--cache-dir`` (default: a temporary folder), never into the profile's ``data/processed`` (raw files are fetched into
+``data.raw_dir`` as the pipeline fetches them).
 
 The probe's seed key is :func:`probe_seed`: a 63-bit integer from the named stream ``"learning_curves"`` of the
 profile's root seed (``fairshare.seeding``), where verdict runs use seed indices 0, 1, ...: its partitions, initial
@@ -38,7 +39,8 @@ written atomically) with one row per (experiment, round, task), and progress on 
 **The projection.** Per experiment: CPU-s = runs x (rounds x c + s) + jobs x (j + d), where c is the probe's median
 CPU-s of rounds 2.. (round 1 if it ran one), s the set-up (round 1 less c), runs the experiment's runs in the profile
 (methods x alphas x seeds), jobs its jobs (``runs_per_job``), j this process's CPU time before any data (interpreter
-and imports: a job's start) and d the CPU time of loading its tasks' datasets from their caches. Every method is
+and imports: a job's start) and d the CPU time of loading its tasks' datasets from their caches. The first probe's s
+also holds the process's first kernels (once per job), counted once per run: an overestimate of seconds per run. Every method is
 assumed to cost per round what random does (the same clients train; FedFairMMFL and q-FFL only change which task each
 trains). The sum is scaled to the reference machine (2 cores at 2,000 client-samples/s; docs/budgets.md) by
 ``--calibration`` (this machine's figure from ``./run calibrate``; measured here, about a minute, when not given) and
