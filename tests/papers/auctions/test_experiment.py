@@ -7,6 +7,7 @@ import numpy as np
 
 from fairshare.games import auctions as au
 from fairshare.papers.auctions import experiment as ap
+from fairshare.papers.auctions import misreports as mr
 from fairshare.pipeline.config import load_config
 from tests.conftest import REPO
 
@@ -22,24 +23,24 @@ def _costs(seed: int, users: int = 10):
 def test_budget_fair_with_threshold_payments_is_truthful():
     for seed in range(6):
         costs, budget = _costs(seed)
-        summary = ap.misreport_profile("budget_fair", costs, budget, GRID, seed)
+        summary = mr.misreport_profile("budget_fair", costs, budget, GRID, seed)
         assert summary["misreports"] == costs.size * len(GRID)
         assert summary["profitable"] == 0 and summary["max_gain"] <= 1e-9
 
 
 def test_budget_fair_with_the_printed_uniform_price_is_not_truthful():
     costs = np.array([[0.1], [0.4], [0.45]])  # budget 1: users 0, 1 win at 1/2; user 2 (cost 0.45) loses
-    lie = ap.misreport_grid(
+    lie = mr.misreport_grid(
         "budget_fair", costs, 1.0, user=2, task=0, reports=np.array([0.0]), seed=0, payment="uniform"
     )
     np.testing.assert_allclose(lie.gain, [0.5 - 0.45])  # under-bidding displaces user 1 and pays 1/2 > 0.45
-    honest = ap.misreport_grid("budget_fair", costs, 1.0, user=2, task=0, reports=np.array([0.0]), seed=0)
+    honest = mr.misreport_grid("budget_fair", costs, 1.0, user=2, task=0, reports=np.array([0.0]), seed=0)
     np.testing.assert_allclose(honest.gain, [0.4 - 0.45])  # threshold payment min(1/2, 0.4): the lie loses money
 
 
 def test_gmmfair_rewards_an_overbidding_winner():
     costs = np.array([[0.1, 0.1], [0.2, 0.2], [0.9, 0.9]])  # B = 0.7: two users per task cost 0.6
-    m = ap.misreport_grid("gmmfair", costs, 0.7, user=1, task=0, reports=np.array([0.3, 0.31]), seed=0)
+    m = mr.misreport_grid("gmmfair", costs, 0.7, user=1, task=0, reports=np.array([0.3, 0.31]), seed=0)
     np.testing.assert_allclose(
         m.gain, [0.1, 0.0]
     )  # pay-as-bid: bidding 0.3 still wins (total 0.7); 0.31 loses (utility 0 again)
@@ -49,8 +50,8 @@ def test_maxmin_fair_misreports_lower_the_objective_by_at_most_two():
     drops, gains_mm, gains_gmm = [], [], []
     for seed in range(6):
         costs, budget = _costs(seed, users=12)
-        mm = ap.misreport_profile("maxmin_fair", costs, budget, GRID, seed)
-        gmm = ap.misreport_profile("gmmfair", costs, budget, GRID, seed)
+        mm = mr.misreport_profile("maxmin_fair", costs, budget, GRID, seed)
+        gmm = mr.misreport_profile("gmmfair", costs, budget, GRID, seed)
         drops.append(mm["max_objective_drop"])
         gains_mm.append(mm["profitable"])
         gains_gmm.append(gmm["profitable"])
@@ -65,7 +66,7 @@ def test_maxmin_fair_can_be_gamed_without_any_reallocation_round():
     costs = np.array([[0.1, 0.1], [0.4, 0.4], [0.45, 0.45]])
     honest = au.maxmin_fair(costs, 2.0)
     assert [e.kind for e in honest.events] == ["stop"]
-    m = ap.misreport_grid("maxmin_fair", costs, 2.0, user=2, task=0, reports=np.array([0.0]), seed=0)
+    m = mr.misreport_grid("maxmin_fair", costs, 2.0, user=2, task=0, reports=np.array([0.0]), seed=0)
     np.testing.assert_allclose(m.task_gain, [0.05])
     assert not m.in_event[0] and not m.truthful_won
 
@@ -91,16 +92,16 @@ def test_final_round_is_where_algorithm3_ends():
 
 def test_misreport_grid_records_how_many_rounds_earlier_algorithm3_ends():
     costs, budget = _costs(1, users=12)
-    m = ap.misreport_grid("maxmin_fair", costs, budget, user=7, task=1, reports=GRID, seed=0)
+    m = mr.misreport_grid("maxmin_fair", costs, budget, user=7, task=1, reports=GRID, seed=0)
     end = au.maxmin_fair(costs, budget).final_round()
     for report, advance in zip(GRID, m.advance):
         bids = costs.copy()
         bids[7, 1] = report
         assert advance == end - au.maxmin_fair(bids, budget).final_round()
     assert m.truthful_won and m.advance.max() == 1  # a winner over-bidding ends the auction a round earlier
-    summary = ap.misreport_profile("maxmin_fair", costs, budget, GRID, 0)
+    summary = mr.misreport_profile("maxmin_fair", costs, budget, GRID, 0)
     assert summary["max_final_round_advance"] >= m.advance.max()
-    assert np.all(ap.misreport_grid("gmmfair", costs, budget, 7, 1, GRID, 0).advance == 0)
+    assert np.all(mr.misreport_grid("gmmfair", costs, budget, 7, 1, GRID, 0).advance == 0)
 
 
 def test_misreport_grid_records_whether_the_liar_stays_in_the_winning_set():
@@ -108,13 +109,13 @@ def test_misreport_grid_records_whether_the_liar_stays_in_the_winning_set():
     # Reporting 0.4 for task 0 still fits; 0.8 or 50 makes both tasks fail in round 2 with no surplus, so the
     # auction stops and user 1 is in no winning set; its bid needed budget (Theorem 8's re-allocation step).
     costs = np.array([[0.1, 0.1], [0.3, 0.9]])
-    m = ap.misreport_grid("maxmin_fair", costs, 2.0, user=1, task=0, reports=np.array([0.4, 0.8, 50.0]), seed=0)
+    m = mr.misreport_grid("maxmin_fair", costs, 2.0, user=1, task=0, reports=np.array([0.4, 0.8, 50.0]), seed=0)
     assert m.truthful_won and m.truthful_recruited_any
     assert m.recruited.tolist() == [True, False, False] and m.recruited_any.tolist() == [True, False, False]
     assert m.needs_budget.tolist() == [False, True, True]
     # with task 1 cheap (0.2) the other task has surplus: 0.7 is re-allocated, 0.8 and 50 get a fractional share
     cheap = np.array([[0.1, 0.1], [0.3, 0.2]])
-    m = ap.misreport_grid("maxmin_fair", cheap, 2.0, user=1, task=0, reports=np.array([0.7, 0.8, 50.0]), seed=0)
+    m = mr.misreport_grid("maxmin_fair", cheap, 2.0, user=1, task=0, reports=np.array([0.7, 0.8, 50.0]), seed=0)
     assert m.recruited.all() and m.needs_budget.all()
 
 
@@ -127,11 +128,11 @@ def test_a_bid_above_the_budget_is_never_recruited():
             ("maxmin_fair", {"fractional": False}),
         ):
             for user, task in ((0, 0), (5, 1)):
-                m = ap.misreport_grid(
+                m = mr.misreport_grid(
                     mechanism, costs, budget, user, task, np.array([2 * budget + 1]), seed, **switches
                 )
                 assert not m.recruited[0], (seed, mechanism)
-        m = ap.misreport_grid("maxmin_fair", costs, budget, 3, 1, GRID, seed)  # the flags are the rerun's own
+        m = mr.misreport_grid("maxmin_fair", costs, budget, 3, 1, GRID, seed)  # the flags are the rerun's own
         for report, recruited, anywhere in zip(GRID, m.recruited, m.recruited_any):
             bids = costs.copy()
             bids[3, 1] = report
@@ -141,19 +142,19 @@ def test_a_bid_above_the_budget_is_never_recruited():
 
 def test_misreport_profile_counts_the_liars_outside_the_winning_set():
     costs, budget = _costs(1, users=12)
-    summary = ap.misreport_profile("maxmin_fair", costs, budget, GRID, 0)
-    grids = [ap.misreport_grid("maxmin_fair", costs, budget, u, s, GRID, 0) for u in range(12) for s in range(2)]
+    summary = mr.misreport_profile("maxmin_fair", costs, budget, GRID, 0)
+    grids = [mr.misreport_grid("maxmin_fair", costs, budget, u, s, GRID, 0) for u in range(12) for s in range(2)]
     over = [(m.reports > costs[m.user, m.task]) & m.needs_budget for m in grids]
     assert summary["liar_out"] == sum(int((~m.recruited).sum()) for m in grids)
     assert summary["theorem8_conditions"] == sum(int(c.sum()) for c in over) > 0
     assert summary["theorem8_conditions_liar_out"] == sum(int((c & ~m.recruited).sum()) for c, m in zip(over, grids))
     assert summary["theorem8_conditions_liar_out"] >= summary["theorem8_conditions_liar_out_any_task"]
-    assert ap.misreport_profile("budget_fair", costs, budget, GRID, 0)["theorem8_conditions"] == 0  # no rounds
+    assert mr.misreport_profile("budget_fair", costs, budget, GRID, 0)["theorem8_conditions"] == 0  # no rounds
 
 
 def test_misreport_grid_uses_common_random_numbers_for_random_mechanisms():
     costs, budget = _costs(3, users=15)
-    m = ap.misreport_grid(
+    m = mr.misreport_grid(
         "random_within_budget", costs, budget, user=0, task=1, reports=np.array([costs[0, 1]]), seed=4
     )
     np.testing.assert_allclose(m.gain, 0.0)  # reporting the true cost again reproduces the truthful run exactly
@@ -175,7 +176,7 @@ def test_pay_as_bid_mechanisms_are_not_truthful_by_design():
     # Fig. 7's NT, a unit test rather than a row: GMMFair, Greedy and Random Within Budget pay each winner its bid,
     # so a winner whose raised bid still fits the budget gains; the sweep finds such misreports on every mechanism.
     for mechanism in ("gmmfair", "greedy_within_budget", "random_within_budget"):
-        found = [ap.misreport_profile(mechanism, *_costs(seed), GRID, seed) for seed in range(4)]
+        found = [mr.misreport_profile(mechanism, *_costs(seed), GRID, seed) for seed in range(4)]
         assert sum(f["profitable"] for f in found) > 0, mechanism
         assert max(f["max_gain"] for f in found) > 0.05, mechanism
 
