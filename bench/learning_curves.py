@@ -34,7 +34,9 @@ written atomically) with one row per (experiment, round, task), and progress on 
 2. A task's *rounds*: the first round r at which its probe accuracy is at least its target. If it never gets there,
    or has no target: the *plateau round*, the first r after which accuracy rises by less than 0.005 over the next 3
    rounds (max(acc[r+1..r+3]) - acc[r] < 0.005). If neither happens within the probe: ``--max-rounds`` (the cap).
-3. An experiment's rounds: the largest of its tasks' rounds.
+3. An experiment's rounds: the largest of its tasks' rounds, and at least 2 (``MIN_ROUNDS``): round 1 is allocated
+   uniformly at random under every method (``fairshare.learning.mmfl``), so at 1 round the methods compared could not
+   differ. Added after the first probes and before any verdict at these rounds was run, for that reason alone.
 
 **The projection.** Per experiment: CPU-s = runs x (rounds x c + s) + jobs x (j + d), where c is the probe's median
 CPU-s of rounds 2.. (round 1 if it ran one), s the set-up (round 1 less c), runs the experiment's runs in the profile
@@ -89,6 +91,7 @@ PROBE_METHOD = "random"
 PROBE_STREAM = "learning_curves"
 PLATEAU_GAIN = 0.005
 PLATEAU_WINDOW = 3
+MIN_ROUNDS = 2  # round 1 is allocated uniformly under every method: the methods first differ in round 2
 BUDGET_MINUTES = 60.0
 REFERENCE = 2000.0  # client-samples/s of the reference machine (bench/calibrate.py, docs/budgets.md)
 CORES = 2
@@ -108,6 +111,14 @@ def plateau_round(curve: Sequence[float], gain: float = PLATEAU_GAIN, window: in
         if max(curve[i + 1 : i + 1 + window]) - curve[i] < gain:
             return i + 1
     return None
+
+
+def experiment_rounds(per_task: Sequence[int]) -> int:
+    """An experiment's rounds: the largest of its tasks', at least ``MIN_ROUNDS`` (round 1 allocates uniformly under
+    every method, so the methods first differ in round 2)."""
+    if not per_task:
+        raise ValueError("an experiment needs at least one task")
+    return max(MIN_ROUNDS, *per_task)
 
 
 def task_rounds(curve: Sequence[float], target: float | None, cap: int) -> tuple[int, str]:
@@ -343,7 +354,7 @@ def run(args: argparse.Namespace, start_cpu: float) -> None:
                     f"{name} task {task} ({exp.tasks[task]} -> {dataset[exp.tasks[task]]}, {shown}): "
                     f"rounds {r} ({why}); accuracy {curve.iloc[r - 1]:.3f} there, {final:.3f} at round {len(curve)}"
                 )
-            rounds = max(r for r, _, _ in chosen)
+            rounds = experiment_rounds([r for r, _, _ in chosen])
             c, s = round_costs(cpu)
             runs = len(exp.runs())
             data_cpu = sum(loads[d][1] for d in set(dataset.values()))

@@ -71,6 +71,13 @@ def test_the_cap_cuts_the_curve_before_the_rule_reads_it(lc):
     assert lc.task_rounds(curve, 0.75, cap=5) == (5, "cap")  # reached at 8, after the cap
 
 
+def test_an_experiment_takes_its_slowest_task_and_at_least_two_rounds(lc):
+    assert lc.experiment_rounds([1, 3, 2]) == 3
+    assert lc.experiment_rounds([1, 1]) == 2  # round 1 allocates uniformly under every method
+    with pytest.raises(ValueError, match="at least one task"):
+        lc.experiment_rounds([])
+
+
 def test_targets_are_the_mean_final_round_accuracy_per_dataset_over_runs(lc):
     rows = []
     for seed, finals in enumerate([(0.8, 0.6, 0.9), (0.7, 0.5, 0.6)]):
