@@ -20,7 +20,7 @@ from types import ModuleType
 
 from fairshare import __version__
 from fairshare.errors import UserError
-from fairshare.pipeline import job_stats
+from fairshare.pipeline import heap, job_stats
 from fairshare.pipeline.commands_shared import deferring_until_success
 
 __all__ = ["GROUP_ALIASES", "THEN", "Parser", "command_modules", "build_parser", "split_commands", "Stopped", "main"]
@@ -149,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     # Every command is parsed before any runs: a typo in the last one costs no training.
     parsed = [build_parser(command[0] if command else None).parse_args(command) for command in commands]
+    heap.keep_heap()  # training frees and regrows MB-sized blocks: glibc trims and refaults them (bench/heap_trim.py)
     try:
         with _stopping_on_signals():
             return _run(parsed)
