@@ -10,6 +10,7 @@ __all__ = [
     "commands_shared",
     "config",
     "headline",
+    "heap",
     "html_report",
     "inventory",
     "job_stats",
