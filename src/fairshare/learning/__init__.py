@@ -2,7 +2,7 @@
 
 Shared pieces: ``rounds`` (the round driver every training job goes through: per-round metrics, progress,
 checkpoints keyed by a settings hash, resume), ``engine`` (local training of a cohort of clients: sequential
-reference and batched executor; evaluation), ``models`` (every architecture, quirks as options), ``slimmable``
+reference and batched executor; evaluation; ``cohort``: the batched executor's stacked clients and their steps), ``models`` (every architecture, quirks as options), ``slimmable``
 (slimmable layers, switchable batch norm, width control), ``aggregation`` (weighted, uniform, masked averaging).
 The papers' algorithms as round steps: ``mmfl``, ``aequa``, ``aequa_training_time``, ``baselines`` (standalone,
 FedAvg-FT, CGSV, IAFL), ``valuation`` (one model per coalition); ``mmfl_theory`` (closed forms of FedFairMMFL's
@@ -15,6 +15,7 @@ __all__ = [
     "aequa_training_time",
     "aggregation",
     "baselines",
+    "cohort",
     "device",
     "engine",
     "evaluation",

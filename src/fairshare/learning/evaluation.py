@@ -9,7 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fairshare.learning.engine import State, _autocast, _precision
+from fairshare.learning.cohort import State, autocast
+from fairshare.learning.engine import _precision
 from fairshare.learning.kernels import cpu_images, cpu_kernels
 
 __all__ = ["EVAL_CHUNK", "evaluate", "predict", "balanced_accuracy_of", "to_tensors"]
@@ -27,7 +28,7 @@ def _forward(model: nn.Module, x: torch.Tensor, precision: str) -> torch.Tensor:
     """``model(x)`` as float32 outputs, ``EVAL_CHUNK`` samples at a time for CPU images (where it pays, measured)
     unless the model couples the samples of a batch (each sample's output is the same bits either way: tested)."""
     chunk = EVAL_CHUNK if cpu_images(x) and not _batch_coupled(model) else len(x)
-    with _autocast(x.device, precision):
+    with autocast(x.device, precision):
         return torch.cat([model(x[s : s + chunk]).float() for s in range(0, len(x), chunk)])
 
 

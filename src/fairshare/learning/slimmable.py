@@ -34,6 +34,7 @@ __all__ = [
     "SlimmableTextLSTM",
     "SlimmableMLP",
     "SlimmableResNet18",
+    "stacked_mlp_forward",
 ]
 
 
@@ -345,6 +346,30 @@ class SlimmableMLP(nn.Module):
             if i < len(self.layers) - 1:
                 x = F.relu(x)
         return x
+
+
+def stacked_mlp_forward(
+    model: SlimmableMLP, params: dict[str, torch.Tensor], x: torch.Tensor, widths: Sequence[float]
+) -> torch.Tensor:
+    """Logits of a stack of ``model``s (leading dimension i: model i's ``params``, inputs ``x[i]``) each at its own
+    width ``widths[i]``, in one batched matrix product per layer.
+
+    Every hidden layer runs at full width and its units beyond ``units(p, C)`` are set to zero after the ReLU: the
+    next layer's columns for them then add exact zeros, and their weights and biases get zero gradient, as the
+    width-p slice gives. So the outputs and gradients equal the sliced sub-network's up to the order in which the
+    matrix products add (float rounding), and clients of different widths share one kernel call, which slicing
+    cannot do (docs/engine.md).
+    """
+    h = x.flatten(2)
+    last = len(model.layers) - 1
+    for i, layer in enumerate(model.layers):
+        h = torch.baddbmm(params[f"layers.{i}.bias"].unsqueeze(1), h, params[f"layers.{i}.weight"].transpose(1, 2))
+        if i < last:
+            h = F.relu(h)
+            if layer.slim_out:
+                kept = torch.tensor([units(float(p), layer.out_features) for p in widths], device=h.device)
+                h = h * (torch.arange(layer.out_features, device=h.device) < kept[:, None]).unsqueeze(1).to(h.dtype)
+    return h
 
 
 class _SlimmableBasicBlock(nn.Module):
