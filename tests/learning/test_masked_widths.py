@@ -3,6 +3,9 @@ client's Aequa step at once, each at its own width, against the client loop that
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -13,6 +16,7 @@ from fairshare.learning.engine import ClientData, TrainSettings, local_train, vm
 from fairshare.learning.rounds import run_rounds
 from fairshare.learning.slimmable import SlimmableCNN, SlimmableMLP, set_width, stacked_mlp_forward
 
+REPO = Path(__file__).resolve().parents[2]
 # float32 parameters after one local phase: the masked products add exact zeros in another order than the slices
 TOLERANCE = 1e-6
 
@@ -166,3 +170,14 @@ def test_a_killed_stacked_job_resumes_to_the_same_state(tmp_path):
         _aequa_run(tmp_path / "killed.pt", 4, kill_after=2)
     resumed = _aequa_run(tmp_path / "killed.pt", 4)
     assert all(torch.equal(whole[k], resumed[k]) for k in whole)
+
+
+def test_the_bench_compares_both_ways_and_refuses_a_gap_above_its_tolerance(capsys):
+    spec = importlib.util.spec_from_file_location("bench_aequa_stacking", REPO / "bench" / "aequa_stacking.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.main(["--rounds", "1", "--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "client loop / stacked CPU-seconds:" in out
+    with pytest.raises(SystemExit, match="more than --tolerance"):
+        bench.main(["--rounds", "1", "--repeats", "1", "--tolerance", "0"])
