@@ -94,3 +94,21 @@ def test_settings_hash_sees_data_and_ignores_key_order():
     assert settings_hash(a.astype(np.int32)) != settings_hash(a)
     with pytest.raises(TypeError):
         settings_hash(object())
+
+
+def test_a_kept_result_is_returned_for_its_key_only_and_goes_with_its_checkpoint(tmp_path, capsys):
+    from fairshare.learning.rounds import discard_checkpoint, keep_result, kept_result, result_path
+
+    checkpoint = tmp_path / "run.pt"
+    checkpoint.write_bytes(b"checkpoint")
+    keep_result(checkpoint, "settings-a rev1", {"reward_acc": [0.5, float("nan")], "method": "aequa"})
+    again = kept_result(checkpoint, "settings-a rev1")
+    assert again["method"] == "aequa" and again["reward_acc"][0] == 0.5 and again["reward_acc"][1] != 0.5
+    assert kept_result(checkpoint, "settings-a rev2") is None  # another code version: evaluated again
+    assert "discarding kept result" in capsys.readouterr().err and not result_path(checkpoint).exists()
+    keep_result(checkpoint, "k", {"x": 1})
+    result_path(checkpoint).write_text('{"key": "k", "result": {"x": 2}}\n')  # changed after its check file
+    assert kept_result(checkpoint, "k") is None
+    keep_result(checkpoint, "k", {"x": 1})
+    discard_checkpoint(checkpoint)
+    assert not list(tmp_path.iterdir())

@@ -44,6 +44,9 @@ __all__ = [
     "load_checkpoint",
     "rows_path",
     "discard_checkpoint",
+    "result_path",
+    "keep_result",
+    "kept_result",
     "RowLog",
     "tidy_rows",
     "metrics_frame",
@@ -192,10 +195,49 @@ def rows_path(checkpoint: str | Path) -> Path:
 
 
 def discard_checkpoint(path: str | Path | None) -> None:
-    """Remove a finished job's checkpoint and its rows file (call after its outputs are written)."""
+    """Remove a finished job's checkpoint, its rows file and its kept result (call after its outputs are written)."""
     if path is not None:
-        Path(path).unlink(missing_ok=True)
-        rows_path(path).unlink(missing_ok=True)
+        for kept in (Path(path), rows_path(path), result_path(path), Path(f"{result_path(path)}.check.json")):
+            kept.unlink(missing_ok=True)
+
+
+def result_path(checkpoint: str | Path) -> Path:
+    """The file beside ``checkpoint`` that keeps a finished run's result until its job's outputs are all written."""
+    return Path(f"{checkpoint}.result.json")
+
+
+def keep_result(checkpoint: str | Path, key: str, result: Mapping[str, Any]) -> None:
+    """Keep a finished run's result fields beside its checkpoint under ``key`` (its settings and code version).
+
+    Snakemake deletes every output of a job killed before its end, so a rerun would otherwise evaluate each
+    finished run again from its final checkpoint (the Aequa scale job's standalone run: 300 client models, minutes).
+    """
+    from fairshare.io import write_json
+
+    write_json(result_path(checkpoint), {"key": key, "result": result})
+
+
+def kept_result(checkpoint: str | Path, key: str) -> dict[str, Any] | None:
+    """The result :func:`keep_result` kept for ``key``; None when there is none. One kept for another key, or one
+    that is unreadable or does not match its check file, is removed with a one-line notice."""
+    from fairshare.io import read_json
+    from fairshare.validate import CorruptFileError
+
+    path = result_path(checkpoint)
+    if not path.is_file():
+        return None
+    try:
+        saved = read_json(path)
+    except CorruptFileError as exc:
+        reason = str(exc)
+    else:
+        if isinstance(saved, dict) and saved.get("key") == key:
+            return saved["result"]
+        reason = "it was kept for other settings or another code version"
+    print(f"fairshare: discarding kept result {path}: {reason}; evaluating the run again", file=sys.stderr)
+    path.unlink(missing_ok=True)
+    Path(f"{path}.check.json").unlink(missing_ok=True)
+    return None
 
 
 class RowLog:

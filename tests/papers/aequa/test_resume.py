@@ -1,7 +1,7 @@
 """Aequa's training jobs through the round driver. A job trains several runs (seeds and methods of one setting):
 each seed's results equal those of a job training that seed alone; a job killed mid-run (Snakemake then deletes
-its outputs) resumes every run to exactly the result of an uninterrupted job, finished runs from their kept final
-checkpoints; a checkpoint written under another config is discarded."""
+its outputs) resumes every run to exactly the result of an uninterrupted job, finished runs from the results kept
+beside their checkpoints; a checkpoint or kept result written under another config is discarded."""
 
 from __future__ import annotations
 
@@ -80,11 +80,16 @@ def test_killed_job_resumes_bit_identically(workdir, method):
     assert 1 <= killed_at < ROUNDS and _out(workdir, method, 0, "aequa").exists()
     assert _out(workdir, method, 0, "aequa", "pt").exists()  # a finished run's checkpoint is kept until the job ends
     for path in workdir.glob(f"{method}_*.json"):  # Snakemake deletes an incomplete job's outputs before its rerun
-        path.unlink()
+        if ".pt." not in path.name:  # the results kept beside the checkpoints are not outputs
+            path.unlink()
     rerun = run_command(args)
     assert "discarding" not in rerun.stderr
+    # seed 0's runs had finished: their results are kept, not evaluated again; the killed run is trained on
+    kept = [line for line in rerun.stderr.splitlines() if "done before, its result kept beside the checkpoint" in line]
+    assert all(any(f" {m} seed=0 " in line for line in kept) for m in METHODS)
+    assert not any(f" {method} seed=1 " in line for line in kept)
     assert _same(workdir, method, "whole", [0, 1])
-    assert not list(workdir.glob(f"{method}_*.pt"))
+    assert not list(workdir.glob(f"{method}_*.pt*"))  # checkpoints, rows and kept results all removed
 
 
 def test_config_change_discards_the_stale_checkpoint(workdir):
@@ -95,4 +100,5 @@ def test_config_change_discards_the_stale_checkpoint(workdir):
     args[args.index("--cfg") + 1] = changed
     rerun = run_command(args)
     assert "discarding checkpoint" in rerun.stderr and "other settings" in rerun.stderr
+    assert "discarding kept result" in rerun.stderr  # the standalone run finished under the old config
     assert _same(workdir, "stale", "changed", [0], methods)

@@ -12,6 +12,7 @@ of its own would, so its result does not depend on what else the job trains. The
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Literal
@@ -112,9 +113,12 @@ def run_job(
     the standalone accuracies come from: the job's own standalone runs (``job``: each seed's standalone run is trained
     first, :func:`job_order`), ``standalone_files`` (seed -> the main experiments' standalone run) or nowhere.
     """
-    from fairshare.io import read_json
+    from fairshare.io import git_revision, read_json
     from fairshare.learning.device import seed_run
-    from fairshare.learning.rounds import settings_hash
+    from fairshare.learning.progress import numbered
+    from fairshare.learning.rounds import keep_result, kept_result, settings_hash
+
+    revision = git_revision()
 
     if setting is None:
         entry = settings.partition(partition)
@@ -146,13 +150,24 @@ def run_job(
         ctx = Context(
             settings, experiment, st, run.method, Job(run.checkpoint, digest), known, fit, joining.participants, place
         )
-        out = {**st.info, "method": run.method, **joining.fields, **(known.fields() if known else {})}
-        if method.assessment:
-            out["assessment"] = method.assessment
-        out.update(train(ctx))
+        # a finished run's result is kept beside its checkpoint for this code version (Snakemake deletes a killed
+        # job's outputs; evaluating the run again from its final checkpoint can take minutes)
+        key = f"{digest} {revision}" if run.checkpoint and revision else None
+        out = kept_result(run.checkpoint, key) if key else None
+        if out is None:
+            out = {**st.info, "method": run.method, **joining.fields, **(known.fields() if known else {})}
+            if method.assessment:
+                out["assessment"] = method.assessment
+            out.update(train(ctx))
+            out = finished(out, st, started, place)
+            if key:
+                keep_result(run.checkpoint, key, out)
+        else:
+            label = numbered(f"aequa {st.dataset}/{st.partition.name} {run.method} seed={st.seed}", *place)
+            print(f"{label}: done before, its result kept beside the checkpoint", file=sys.stderr, flush=True)
         if run.method == "standalone":
             trained[run.seed] = Contributions.of_standalone(out, len(st.clients))
-        yield run, finished(out, st, started, place)
+        yield run, out
 
 
 def finished(out: dict, st: Setting, started: float, place: tuple[int, int] = (1, 1)) -> dict:
