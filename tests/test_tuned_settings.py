@@ -289,6 +289,28 @@ def test_every_row_an_entry_touches_gets_a_sensitivity_cell():
     assert f"{profile_only.label}: runs in the paper profile only, not rerun here" in " ".join(out["sensitivity"])
 
 
+def test_a_profile_entry_shows_the_committed_verdict_of_the_profile_that_runs_the_paper_value():
+    """mmfl_exp1_clients (120 clients) runs in the CPU-scale profile only: its rows show that profile's committed
+    verdict of the same row beside this profile's, and nothing when that verdict is of other row definitions."""
+    entry = {e.id: e for e in tuned.load_register()}["mmfl_exp1_clients"]
+    claim = "max-min has the highest minimum accuracy (exp1)"
+    card = pd.DataFrame([_row("mmfl", "Figure 2", claim, status="inconclusive")])
+    committed = pd.DataFrame(
+        [{"paper": "mmfl", "artifact": "Figure 2", "claim": claim, "status": "differs", "definitions": "abc"}]
+    )
+    cell = tuned.with_sensitivity(card, [entry], {}, [entry.id], {"cpu_scale": committed}, "abc")["sensitivity"][0]
+    assert (
+        cell == f"{entry.label}: in the cpu_scale profile's committed run: contradicted: differs (default inconclusive)"
+    )
+    stale = tuned.with_sensitivity(card, [entry], {}, [entry.id], {"cpu_scale": committed}, "new")["sensitivity"][0]
+    assert "older row definitions" in stale and "differs" not in stale
+    other = committed.assign(claim="another statement (exp1)")
+    missing = tuned.with_sensitivity(card, [entry], {}, [entry.id], {"cpu_scale": other}, "abc")["sensitivity"][0]
+    assert missing.endswith("which has no such row")
+    alone = tuned.with_sensitivity(card, [entry], {}, [entry.id])["sensitivity"][0]
+    assert alone.endswith("runs in the cpu_scale profile only, not rerun here")
+
+
 @pytest.mark.parametrize(
     "default, rerun, intervals, text",
     [

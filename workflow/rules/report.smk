@@ -75,6 +75,7 @@ rule scorecard:
         seed_plan="workflow/seed_plan.yaml",
         sensitivity=list(SENSITIVITY_CLAIMS.values()),
         sensitivity_check=[check_file(p) for p in SENSITIVITY_CLAIMS.values()],
+        profile_verdicts=list(SENSITIVITY_PROFILE_VERDICTS.values()),
     output:
         csv=report("results/scorecard.csv", category="0 scorecard", labels={"table": "scorecard (CSV)"}),
         md="results/scorecard.md",
@@ -87,13 +88,14 @@ rule scorecard:
         cfg=lambda w: cfg_json("profile", "smoke"),
         sensitivity=" ".join(f"{i}={p}" for i, p in SENSITIVITY_CLAIMS.items()),
         pending=" ".join(SENSITIVITY_PENDING),
+        profile_verdicts=" ".join(f"{p}={f}" for p, f in SENSITIVITY_PROFILE_VERDICTS.items()),
         seeds_run=seeds_run_arguments,
     shell:
         "fairshare report scorecard {input.claims} --csv {output.csv} --markdown {output.md}"
         " --metrics {output.metrics} --paper-metrics {output.paper_metrics} --verdicts {output.verdicts}"
         " --reasons {input.reasons} --register {input.register} --sensitivity {params.sensitivity}"
         " --paper-effects {input.paper_effects} --seed-plan {input.seed_plan} --seeds-run {params.seeds_run}"
-        " --pending {params.pending}"
+        " --pending {params.pending} --profile-verdicts {params.profile_verdicts}"
         " --cfg {params.cfg} > {log} 2>&1"
 
 

@@ -18,6 +18,16 @@ except (tuned.RegisterError, ConfigError) as _err:
 SENSITIVITY_ROOT = "results/sensitivity"
 SENSITIVITY_CLAIMS = {}  # entry id -> its rerun's claims CSV, read by rule scorecard
 SENSITIVITY_PENDING = [e.id for e in TUNED if tuned.pending_here(e, config)]  # rows read "rerun pending"
+# The committed verdicts of the profiles whose main run trains a pending `profile` entry's paper value (e.g.
+# metrics/verdicts/cpu_scale.csv): the scorecard shows their verdict of each row that entry touches.
+SENSITIVITY_PROFILE_VERDICTS = {
+    e.rerun["profile"]: f"metrics/verdicts/{e.rerun['profile']}.csv"
+    for e in TUNED
+    if e.kind == "profile"
+    and e.id in SENSITIVITY_PENDING
+    and e.rerun["profile"] != config["profile"]
+    and Path(workflow.basedir, "metrics", "verdicts", f"{e.rerun['profile']}.csv").is_file()
+}
 
 
 SENSITIVITY_RUN = [e for e in TUNED if tuned.applies(e, config)]

@@ -59,6 +59,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--pending", nargs="*", default=[], help="register entries whose rows read 'rerun pending' here")
     p.add_argument(
+        "--profile-verdicts",
+        nargs="*",
+        default=[],
+        metavar="PROFILE=CSV",
+        help="a profile's committed verdicts (metrics/verdicts/<profile>.csv): the register entries that profile runs "
+        "show its verdict beside this profile's",
+    )
+    p.add_argument(
         "--seed-plan",
         help="the seed plan (workflow/seed_plan.yaml): a row whose group asks for more seeds than --seeds-run gives "
         "reads underpowered (needs --paper-effects)",
@@ -138,7 +146,7 @@ def scorecard(args: argparse.Namespace) -> None:
 
         card = report.with_reasons(card, yaml.safe_load(Path(args.reasons).read_text()) or [])
     if args.register:
-        card = _with_sensitivity(card, args.register, args.sensitivity, args.pending)
+        card = _with_sensitivity(card, args.register, args.sensitivity, args.pending, args.profile_verdicts)
     if args.paper_effects:
         from fairshare.pipeline import yardstick
 
@@ -188,8 +196,11 @@ def seed_plan(args: argparse.Namespace) -> None:
         )
 
 
-def _with_sensitivity(card, register: str, specs: list[str], pending: list[str]):
-    """``card`` with the `sensitivity` column from the register and each rerun's claims (fairshare.pipeline.sensitivity)."""
+def _with_sensitivity(card, register: str, specs: list[str], pending: list[str], profile_specs: list[str]):
+    """``card`` with the `sensitivity` column from the register, each rerun's claims and the committed verdicts of the
+    profiles that run the paper's values (fairshare.pipeline.sensitivity)."""
+    import pandas as pd
+
     from fairshare.pipeline import sensitivity
 
     reruns = {}
@@ -198,8 +209,20 @@ def _with_sensitivity(card, register: str, specs: list[str], pending: list[str])
         if not sep or not entry or not path:
             raise UserError(f"scorecard: --sensitivity {spec!r} is not ID=CSV")
         reruns[entry] = report.read_claims(path)
+    profiles = {}
+    for spec in profile_specs:
+        profile, sep, path = spec.partition("=")
+        if not sep or not profile or not path:
+            raise UserError(f"scorecard: --profile-verdicts {spec!r} is not PROFILE=CSV")
+        if not Path(path).is_file():
+            raise UserError(
+                f"scorecard: --profile-verdicts {path}: no such file (commit that profile's verdicts first)"
+            )
+        profiles[profile] = pd.read_csv(path, dtype=str, keep_default_na=False)
     try:
-        return sensitivity.with_sensitivity(card, sensitivity.load_register(register), reruns, pending)
+        return sensitivity.with_sensitivity(
+            card, sensitivity.load_register(register), reruns, pending, profiles, report.row_definitions()
+        )
     except sensitivity.RegisterError as exc:
         raise UserError(str(exc)) from None
 

@@ -406,12 +406,37 @@ def compare(label: str, default: str, rerun: str, default_interval: str = "", re
     return f"{label}: {rerun} (default {default})"
 
 
-def _verdict(entry: Entry, rerun: pd.DataFrame | None, row: Mapping[str, str], pending: Sequence[str]) -> str:
+def _profile_verdict(entry: Entry, row: Mapping[str, str], verdicts: pd.DataFrame | None, definitions: str) -> str:
+    """The cell of a ``profile`` entry: the named profile's committed verdict of the same row (its main run trains
+    the paper's value, with that profile's other settings), beside this row's own; without that profile's verdicts,
+    or from older row definitions, say so rather than show a verdict of other rows."""
+    where = entry.rerun["profile"]
+    if verdicts is None:
+        return f"{entry.label}: runs in the {where} profile only, not rerun here"
+    key = [row[c] for c in ROW_KEY]
+    hit = verdicts[(verdicts["paper"] == key[0]) & (verdicts["artifact"] == key[1]) & (verdicts["claim"] == key[2])]
+    if not len(hit):
+        return f"{entry.label}: runs in the {where} profile only, which has no such row"
+    found = hit.iloc[0]
+    if definitions and found.get("definitions", "") != definitions:
+        return f"{entry.label}: runs in the {where} profile only; its committed verdict is of older row definitions"
+    return compare(f"{entry.label}: in the {where} profile's committed run", row["status"], found["status"])
+
+
+def _verdict(
+    entry: Entry,
+    rerun: pd.DataFrame | None,
+    row: Mapping[str, str],
+    pending: Sequence[str],
+    profiles: Mapping[str, pd.DataFrame],
+    definitions: str,
+) -> str:
     if entry.kind == "pending":
         return f"{entry.label}: rerun pending" if entry.id in pending else ""
     if entry.kind == "profile":
-        where = entry.rerun["profile"]
-        return f"{entry.label}: runs in the {where} profile only, not rerun here" if entry.id in pending else ""
+        if entry.id not in pending:
+            return ""
+        return _profile_verdict(entry, row, profiles.get(entry.rerun["profile"]), definitions)
     if entry.id in pending:
         return (
             f"{entry.label}: not rerun in this profile: about {entry.minutes:g} CPU-minutes at the reference machine, "
@@ -432,20 +457,25 @@ def with_sensitivity(
     entries: Sequence[Entry],
     reruns: Mapping[str, pd.DataFrame],
     pending: Sequence[str] = (),
+    profiles: Mapping[str, pd.DataFrame] | None = None,
+    definitions: str = "",
 ) -> pd.DataFrame:
     """``card`` with a ``sensitivity`` column: on each row an entry affects, the rerun's status of the same row (by
     paper, artifact, claim) beside the row's own (:func:`compare`), e.g. "auctions.task1_mu=0.5: reverses: differs
     (default match)", or "not rerun" when the rerun's claims lack the row; the ``pending`` entries
-    (:func:`pending_here`) say "rerun pending" (kind ``profile``: the profile that runs the paper's value); rows no
-    entry affects, and entries this profile does not rerun (absent from ``reruns``), leave it empty. Several
-    entries: "; "."""
+    (:func:`pending_here`) say "rerun pending", and those of kind ``profile`` show the verdict of the profile that
+    runs the paper's value from its committed verdicts in ``profiles`` (profile -> its verdicts CSV; only when they
+    carry the current row ``definitions``); rows no entry affects, and entries this profile does not rerun (absent
+    from ``reruns``), leave it empty. Several entries: "; "."""
     unknown = sorted(set(reruns) - {e.id for e in entries})
     if unknown:
         raise RegisterError(f"reruns {unknown} have no register entry")
     column = []
     for row in card.to_dict("records"):
         key = [row[c] for c in ROW_KEY]
-        texts = [_verdict(e, reruns.get(e.id), row, pending) for e in entries if e.affects(*key)]
+        texts = [
+            _verdict(e, reruns.get(e.id), row, pending, profiles or {}, definitions) for e in entries if e.affects(*key)
+        ]
         column.append("; ".join(t for t in texts if t))
     return card.assign(sensitivity=column)
 
