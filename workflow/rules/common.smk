@@ -17,6 +17,9 @@ from fairshare.data.datasets import resolve_dataset  # noqa: E402
 from fairshare.validate import check_path  # noqa: E402
 from fairshare.pipeline import resources as sizes  # noqa: E402
 from run_jobs import runs_per_job, settings, training_jobs  # noqa: E402
+from fairshare.pipeline import scheduler_idle  # noqa: E402
+
+scheduler_idle.install()  # no stat of every ready job's inputs each second while all cores are busy
 
 try:
     _sources = config_sources(workflow.configfiles, workflow.overwrite_configfiles, workflow.config_settings.config)

@@ -19,6 +19,7 @@ __all__ = [
     "report",
     "report_items",
     "resources",
+    "scheduler_idle",
     "seed_plan",
     "sensitivity",
     "sensitivity_extensions",
