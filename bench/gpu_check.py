@@ -12,11 +12,12 @@ does not fit the GPU shows here in minutes rather than hours into a cluster job.
 Needs only what the training code needs (PyTorch, torchvision, numpy, pandas, scipy, scikit-learn, PyYAML, tqdm,
 jsonschema): no Snakemake, no network. From the repository root:
 
-    PYTHONPATH=src python bench/gpu_check.py                    # CUDA, about 5-8 minutes on one H100
+    PYTHONPATH=src python bench/gpu_check.py                    # CUDA, about 10 minutes on one H200
     PYTHONPATH=src python bench/gpu_check.py --device cpu --tiny    # every rule on a CPU in a minute (the tests)
 
 ``--tiny`` also layers ``config/paper_smoke.yaml`` and shrinks models and data further, to check the plumbing only.
-Exit status 1 when any rule fails.
+Exit status 1 when any rule fails; a signal (Ctrl-C, a scheduler's SIGTERM, ``timeout``) stops the check with the
+table so far and exit status 128 + its number. ``--only`` also runs the rules a chosen rule reads from.
 """
 
 from __future__ import annotations
@@ -44,10 +45,12 @@ AEQUA_PARTITION = "dir0.5"
 
 @dataclass
 class Rule:
-    """One row of the check: a name, the ``fairshare`` command line, and the datasets it needs first."""
+    """One row of the check: a name, the ``fairshare`` command line, and the rules whose outputs it reads (``--only``
+    runs those first)."""
 
     name: str
     argv: list[str]
+    needs: tuple[str, ...] = ()
 
 
 def check_config(device: str, tiny: bool, rounds: int, n_train: int, n_test: int) -> dict[str, Any]:
@@ -85,6 +88,7 @@ def rules(cfg: dict[str, Any], work: Path, cfg_file: Path) -> list[Rule]:
 
     data = work / "data"
     cache = lambda name: str(data / f"{name}.npz")  # noqa: E731
+    task_cache = lambda name: str(data / "tasks" / f"{name}.npz")  # noqa: E731  (see task_sizes)
     tail = ["--cfg", str(cfg_file)]
 
     def run(tag: str, method: str) -> list[str]:
@@ -112,7 +116,8 @@ def rules(cfg: dict[str, Any], work: Path, cfg_file: Path) -> list[Rule]:
     for m in TRAINING_TIME_METHODS:
         head = ["aequa-ext", "training-time", "--dataset", timing, "--dataset-file", cache(timing)]
         head += ["--partition", timing_partition, "--standalone", "0", str(standalone)]
-        out.append(Rule(f"aequa-ext training-time {timing} {m}", head + run("training_time", m) + tail))
+        needs = (f"aequa run {timing} standalone",)
+        out.append(Rule(f"aequa-ext training-time {timing} {m}", head + run("training_time", m) + tail, needs))
     scale = extensions["scale"]["dataset"]
     for m in SCALE_METHODS:
         head = ["aequa-ext", "scale", "--dataset", scale, "--dataset-file", cache(scale)]
@@ -127,7 +132,7 @@ def rules(cfg: dict[str, Any], work: Path, cfg_file: Path) -> list[Rule]:
         for method in experiment["methods"]:
             by_method.setdefault(method, experiment)
     for method, experiment in by_method.items():
-        tasks = [f"{t}={cache(t)}" for t in dict.fromkeys(experiment["tasks"])]
+        tasks = [f"{t}={task_cache(t)}" for t in dict.fromkeys(experiment["tasks"])]
         alpha = "none" if method in ("random", "round_robin") else "3.0"
         prefix = str(work / f"mmfl_{experiment['name']}_{method}")
         argv = ["mmfl", "run", "--experiment", experiment["name"], "--method", method, "--alpha", alpha]
@@ -137,7 +142,7 @@ def rules(cfg: dict[str, Any], work: Path, cfg_file: Path) -> list[Rule]:
     exp6 = cfg["auctions"]["exp6"]
     mechanism = exp6["mechanisms"][0]
     recruitment = str(work / "recruitment.json")
-    tasks = [f"{t}={cache(t)}" for t in exp6["tasks"]]
+    tasks = [f"{t}={task_cache(t)}" for t in exp6["tasks"]]
     argv = ["auctions", "exp6", "--recruitment", recruitment, "--datasets", *tasks]
     argv += ["--output", str(work / "exp6.csv"), "--checkpoint", str(work / "exp6.pt"), *tail]
     out.append(Rule(f"auctions exp6 {mechanism}", argv))
@@ -148,16 +153,36 @@ def rules(cfg: dict[str, Any], work: Path, cfg_file: Path) -> list[Rule]:
     return out
 
 
-def prepare(cfg: dict[str, Any], work: Path, cfg_file: Path, call: Callable[[list[str]], int]) -> None:
-    """Stand-in dataset caches, Exp 6's recruitment and the standalone run the training-time methods read."""
+def task_sizes(cfg: dict[str, Any], tiny: bool) -> dict[str, int]:
+    """Stand-in training samples of each multi-model FL and Exp 6 task: the real dataset's (``resources.DATASETS``).
+    Their partitions give up to 160 clients 150-600 samples each from a few classes, which the 20,000 samples the
+    Aequa rules get cannot fill (on an H200: "class 7 ran out while filling a client of 180 samples"); with ``tiny``
+    the smoke profile's client counts fit the common size."""
+    from fairshare.pipeline.resources import DATASETS
+
+    tasks = {t for e in cfg["mmfl"]["experiments"] for t in e["tasks"]} | set(cfg["auctions"]["exp6"]["tasks"])
+    common = cfg["data"]["stand_in"]["n_train"]
+    return {name: common if tiny else DATASETS[name][0] for name in sorted(tasks)}
+
+
+def prepare(
+    cfg: dict[str, Any], work: Path, cfg_file: Path, call: Callable[[list[str]], int], tiny: bool = False
+) -> None:
+    """Stand-in dataset caches (the tasks' at :func:`task_sizes`) and Exp 6's recruitment."""
     data = work / "data"
-    data.mkdir(parents=True, exist_ok=True)
+    (data / "tasks").mkdir(parents=True, exist_ok=True)
     tail = ["--cfg", str(cfg_file)]
-    needed = {*AEQUA_DATASETS, *cfg["auctions"]["exp6"]["tasks"], cfg["payoff_flows"]["dataset"]}
-    needed |= {t for e in cfg["mmfl"]["experiments"] for t in e["tasks"]}
+    needed = {*AEQUA_DATASETS, cfg["payoff_flows"]["dataset"]}
     needed |= set(cfg["aequa"]["participation"]["datasets"]) | set(cfg["aequa"]["training_time"]["datasets"])
     for name in sorted(needed):
         _must(call(["data", "build", name, "--output", str(data / f"{name}.npz"), *tail]), f"data build {name}")
+    for name, size in task_sizes(cfg, tiny).items():
+        sized = json.loads(json.dumps(cfg))
+        sized["data"]["stand_in"]["n_train"] = size
+        sized_file = work / f"config_{name}.json"
+        sized_file.write_text(json.dumps(sized))
+        built = call(["data", "build", name, "--output", str(data / "tasks" / f"{name}.npz"), "--cfg", str(sized_file)])
+        _must(built, f"data build {name} ({size} samples)")
     scale = cfg["aequa"]["scale"]["dataset"]
     if scale == "femnist":
         leaf = ["--leaf-dir", str(work / "leaf"), "--output", str(data / "femnist.npz")]
@@ -165,6 +190,13 @@ def prepare(cfg: dict[str, Any], work: Path, cfg_file: Path, call: Callable[[lis
     exp6 = cfg["auctions"]["exp6"]
     recruit = ["auctions", "recruit", "--budget", str(exp6.get("budget", 29)), "--mechanisms", exp6["mechanisms"][0]]
     _must(call([*recruit, "--seeds", "0", "--outputs", str(work / "recruitment.json"), *tail]), "auctions recruit")
+
+
+def select(every: Sequence[Rule], only: Sequence[str]) -> list[Rule]:
+    """The rules whose names contain one of ``only``, and the rules they read from, in the check's order."""
+    wanted = {r.name for r in every if any(text in r.name for text in only)}
+    wanted |= {need for r in every if r.name in wanted for need in r.needs}
+    return [r for r in every if r.name in wanted]
 
 
 def _must(status: int, what: str) -> None:
@@ -208,6 +240,7 @@ class Utilisation:
 
 
 RATE = re.compile(r"(\d+) samples/s")
+SIGNALLED = 128  # the CLI exits with 128 + the signal's number when SIGTERM or SIGINT stopped it
 
 
 def run_rule(rule: Rule, call: Callable[[list[str]], int], device: str, meter: Utilisation) -> dict[str, Any]:
@@ -220,7 +253,7 @@ def run_rule(rule: Rule, call: Callable[[list[str]], int], device: str, meter: U
         torch.cuda.reset_peak_memory_stats()
     captured = io.StringIO()
     start = time.perf_counter()
-    error = ""
+    error, status = "", 0
     with meter.measure(), contextlib.redirect_stderr(captured):
         try:
             status = call(rule.argv)
@@ -244,6 +277,7 @@ def run_rule(rule: Rule, call: Callable[[list[str]], int], device: str, meter: U
         "peak_gib": torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
         "utilisation": meter.mean(),
         "seconds": seconds,
+        "stopped": status if status > SIGNALLED else 0,
     }
 
 
@@ -269,7 +303,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--device", default="cuda", help="cuda (default), cuda:N or cpu")
     parser.add_argument("--tiny", action="store_true", help="smoke sizes (the test suite's CPU check)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds per run (the last one's rate is reported)")
-    parser.add_argument("--n-train", type=int, default=None, help="stand-in training samples per dataset")
+    parser.add_argument(
+        "--n-train",
+        type=int,
+        default=None,
+        help="stand-in training samples per Aequa dataset (5,000; multi-model FL's tasks: the real size)",
+    )
     parser.add_argument("--only", nargs="+", default=[""], help="run only the rules whose names contain one of these")
     parser.add_argument("--no-throughput", action="store_true", help="skip bench/engine_throughput.py")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
@@ -281,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from fairshare.cli import main as fairshare
 
-    n_train = args.n_train or (600 if args.tiny else 20_000)
+    n_train = args.n_train or (600 if args.tiny else 5_000)
     cfg = check_config(args.device, args.tiny, args.rounds, n_train, max(40, n_train // 10))
     meter = Utilisation(args.device)
     with tempfile.TemporaryDirectory(prefix="gpu_check_") as folder:
@@ -289,12 +328,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg_file = work / "config.json"
         cfg_file.write_text(json.dumps(cfg))
         with contextlib.redirect_stderr(io.StringIO()):
-            prepare(cfg, work, cfg_file, fairshare)
-        chosen = [r for r in rules(cfg, work, cfg_file) if any(text in r.name for text in args.only)]
+            prepare(cfg, work, cfg_file, fairshare, args.tiny)
+        chosen = select(rules(cfg, work, cfg_file), args.only)
         results = []
         for rule in chosen:
             results.append(run_rule(rule, fairshare, args.device, meter))
-            print(report(results[-1:]).splitlines()[-1 if results[-1]["ok"] else -2], flush=True)
+            print("\n".join(report(results[-1:]).splitlines()[1:]), flush=True)
+            if results[-1]["stopped"]:  # a signal stops the check, not just this rule
+                print(f"\n{report(results)}\ngpu_check: stopped by a signal", file=sys.stderr)
+                return results[-1]["stopped"]
     print()
     print(report(results))
     if args.json:

@@ -10,6 +10,7 @@ import importlib.util
 import re
 import sys
 
+import numpy as np
 import pytest
 
 from tests.conftest import REPO
@@ -83,6 +84,53 @@ def test_the_check_reports_a_failing_rule_and_goes_on(tmp_path):
     result = check.run_rule(check.Rule("aequa run x cgsv", ["aequa", "run"]), broken, "cpu", meter)
     assert not result["ok"] and "same device" in result["error"]
     assert "FAIL" in check.report([result])
+
+
+def test_a_signal_stops_the_check_rather_than_failing_one_rule():
+    """On an H200 `timeout` sent SIGTERM: the CLI ended the rule with status 143 and the check went on to the next."""
+    check = _bench("gpu_check")
+    result = check.run_rule(
+        check.Rule("aequa run sst aequa", ["aequa", "run"]), lambda argv: 143, "cpu", check.Utilisation("cpu")
+    )
+    assert result["stopped"] == 143 and not result["ok"]
+    assert check.run_rule(check.Rule("x", []), lambda argv: 2, "cpu", check.Utilisation("cpu"))["stopped"] == 0
+
+
+def test_only_keeps_the_rules_a_chosen_rule_reads(tmp_path):
+    """The training-time methods read the standalone run of their dataset (on the H200, `--only training-time`
+    failed with "aequa_cifar10_standalone.json is malformed")."""
+    check = _bench("gpu_check")
+    cfg = check.check_config("cpu", tiny=True, rounds=1, n_train=600, n_test=60)
+    every = check.rules(cfg, tmp_path, tmp_path / "c.json")
+    chosen = [r.name for r in check.select(every, ["training-time"])]
+    timing = cfg["aequa"]["training_time"]["datasets"][0]
+    assert chosen[0] == f"aequa run {timing} standalone"
+    assert len(chosen) > 1 and all("training-time" in name for name in chosen[1:])
+
+
+def test_multi_model_fl_and_exp6_tasks_fill_their_partitions_at_the_check_sizes():
+    """The paper profile's partitions on uniform stand-in labels: every multi-model FL experiment fits the real
+    dataset's size the check builds, and Exp 1 did not fit the 20,000 samples the check used to give every dataset."""
+    from fairshare.data.partition import PartitionError, mmfl_iid, mmfl_noniid
+
+    check = _bench("gpu_check")
+    cfg = check.check_config("cuda", tiny=False, rounds=1, n_train=5_000, n_test=500)  # sized for a GPU
+    sizes = check.task_sizes(cfg, tiny=False)
+    assert set(cfg["auctions"]["exp6"]["tasks"]) <= set(sizes)
+
+    def partition(experiment, name, n):
+        labels = np.random.default_rng(0).integers(0, 47 if name == "emnist" else 10, n)
+        rng = np.random.default_rng(1)
+        if experiment["partition"] == "iid":
+            return mmfl_iid(labels, experiment["clients"], experiment["size_range"], rng)
+        return mmfl_noniid(labels, experiment["clients"], experiment["size_range"], experiment["class_ratio"], rng)
+
+    for experiment in cfg["mmfl"]["experiments"]:
+        for name in experiment["tasks"]:
+            partition(experiment, name, sizes[name])
+    exp1 = next(e for e in cfg["mmfl"]["experiments"] if e["name"] == "exp1")
+    with pytest.raises(PartitionError, match="ran out"):
+        partition(exp1, "mnist", 20_000)
 
 
 def test_aequa_step_dispatches_about_as_many_operations_as_a_plain_step():
