@@ -201,3 +201,21 @@ def test_an_unknown_experiment_is_one_line(lc, tmp_path, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no mmfl experiment ['nope']" in err[0]
+
+
+def test_the_authors_cnn_profile_trains_the_rounds_the_rule_gives_its_committed_probes(lc):
+    """config/cpu_scale_faithful.yaml's rounds are the rule's, read from metrics/cpu_scale/learning_curves_faithful.csv
+    (the probes of every experiment, 10-round cap), not typed in."""
+    curves = pd.read_csv(REPO / "metrics" / "cpu_scale" / "learning_curves_faithful.csv")
+    cfg = load_config(
+        *(REPO / "config" / name for name in ("config.yaml", "paper.yaml", "cpu_scale.yaml", "cpu_scale_faithful.yaml"))
+    )
+    assert cfg["profile"] == "cpu_scale_faithful" and cfg["mmfl"]["fidelity"] == "faithful"
+    chosen = {}
+    for experiment, rows in curves.groupby("experiment"):
+        tasks = [
+            lc.task_rounds(task.sort_values("round")["accuracy"].tolist(), task["target"].iloc[0], cap=10)[0]
+            for _, task in rows.groupby("task")
+        ]
+        chosen[experiment] = lc.experiment_rounds(tasks)
+    assert chosen == {e["name"]: e["rounds"] for e in cfg["mmfl"]["experiments"]}
