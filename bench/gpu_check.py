@@ -12,7 +12,7 @@ does not fit the GPU shows here in minutes rather than hours into a cluster job.
 Needs only what the training code needs (PyTorch, torchvision, numpy, pandas, scipy, scikit-learn, PyYAML, tqdm,
 jsonschema): no Snakemake, no network. From the repository root:
 
-    PYTHONPATH=src python bench/gpu_check.py                    # CUDA, about 10 minutes on one H200
+    PYTHONPATH=src python bench/gpu_check.py                    # CUDA, 10-15 minutes on one H200 (Aequa: 8)
     PYTHONPATH=src python bench/gpu_check.py --device cpu --tiny    # every rule on a CPU in a minute (the tests)
 
 ``--tiny`` also layers ``config/paper_smoke.yaml`` and shrinks models and data further, to check the plumbing only.
