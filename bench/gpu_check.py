@@ -155,9 +155,9 @@ def rules(cfg: dict[str, Any], work: Path, cfg_file: Path) -> list[Rule]:
 
 def task_sizes(cfg: dict[str, Any], tiny: bool) -> dict[str, int]:
     """Stand-in training samples of each multi-model FL and Exp 6 task: the real dataset's (``resources.DATASETS``).
-    Their partitions give up to 160 clients 150-600 samples each from a few classes, which the 20,000 samples the
-    Aequa rules get cannot fill (on an H200: "class 7 ran out while filling a client of 180 samples"); with ``tiny``
-    the smoke profile's client counts fit the common size."""
+    Their partitions give up to 160 clients 150-600 samples each, some from a few classes only, which the Aequa
+    rules' stand-in size cannot fill (on an H200, at 5,000 and at 20,000 samples: "class 7 ran out while filling a
+    client of 180 samples"); with ``tiny`` the smoke profile's client counts fit the common size."""
     from fairshare.pipeline.resources import DATASETS
 
     tasks = {t for e in cfg["mmfl"]["experiments"] for t in e["tasks"]} | set(cfg["auctions"]["exp6"]["tasks"])
