@@ -13,6 +13,9 @@ REPO = Path(__file__).resolve().parents[1]
 FASHION_MIRROR = Path("/usr/share/datasets/fashion-mnist")
 #: torch's intra-op thread count in a fresh process, which is what a `fairshare` subprocess trains with
 DEFAULT_TORCH_THREADS = torch.get_num_threads()
+# Tests kill runs at a chosen round and look for that round's checkpoint, in this process and in the commands it
+# starts: a checkpoint every round (users get one at most every 30 s; tests/learning/test_rounds.py tests that mode).
+os.environ.setdefault("FAIRSHARE_CHECKPOINT_SECONDS", "0")
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,14 @@ import pytest
 import torch
 
 from fairshare import seeding
-from fairshare.learning.rounds import read_checkpoint, run_rounds, settings_hash
+from fairshare.errors import UserError
+from fairshare.learning.rounds import (
+    CHECKPOINT_SECONDS_ENV,
+    checkpoint_seconds,
+    read_checkpoint,
+    run_rounds,
+    settings_hash,
+)
 
 
 class Killed(Exception):
@@ -56,6 +63,83 @@ def test_killed_run_resumes_bit_identical(tmp_path):
     assert calls == [4, 5]
     assert torch.equal(resumed["w"], full["w"])
     assert rows == full_rows
+
+
+def test_checkpoint_interval_resumes_from_the_last_write_bit_identical(tmp_path, monkeypatch):
+    """With a checkpoint at most every ``every_seconds``, a run killed between writes resumes from the last one:
+    the rows log's later records are cut off, the rounds after it run again, and the result is the same bits."""
+    clock = iter(range(0, 1000, 10))  # each look at the clock is 10 s after the previous one
+    monkeypatch.setattr("fairshare.learning.rounds.monotonic", lambda: next(clock))
+    torch.manual_seed(0)
+    full, full_rows = run_rounds(_step_factory(3), _initial(), 8, settings=settings_hash({"lr": 0.1}), progress=False)
+    ckpt = tmp_path / "job.pt"
+    torch.manual_seed(0)
+    with pytest.raises(Killed):  # start at 0 s; rounds end at 10, 20, 30 ... s: writes after rounds 3 (30 s) and 6
+        run_rounds(
+            _step_factory(3, kill_at=7),
+            _initial(),
+            8,
+            settings=settings_hash({"lr": 0.1}),
+            checkpoint=ckpt,
+            every_seconds=25,
+            progress=False,
+        )
+    assert read_checkpoint(ckpt)["round"] == 6
+    torch.manual_seed(123)
+    calls = []
+
+    def counting(r, state):
+        calls.append(r)
+        return _step_factory(3)(r, state)
+
+    resumed, rows = run_rounds(counting, _initial(), 8, settings=settings_hash({"lr": 0.1}), checkpoint=ckpt)
+    assert calls == [6, 7]
+    assert torch.equal(resumed["w"], full["w"])
+    assert rows == full_rows
+
+
+def test_run_killed_before_its_first_write_starts_again_and_the_last_round_is_written(tmp_path):
+    ckpt = tmp_path / "job.pt"
+    torch.manual_seed(0)
+    full, full_rows = run_rounds(_step_factory(3), _initial(), 5, settings=settings_hash({"lr": 0.1}), progress=False)
+    torch.manual_seed(0)
+    with pytest.raises(Killed):
+        run_rounds(
+            _step_factory(3, kill_at=4),
+            _initial(),
+            5,
+            settings=settings_hash({"lr": 0.1}),
+            checkpoint=ckpt,
+            every_seconds=float("inf"),
+        )
+    assert not ckpt.exists()  # 4 rounds' rows are in the log, no checkpoint says where it ends: start again
+    torch.manual_seed(0)
+    resumed, rows = run_rounds(
+        _step_factory(3),
+        _initial(),
+        5,
+        settings=settings_hash({"lr": 0.1}),
+        checkpoint=ckpt,
+        every_seconds=float("inf"),
+    )
+    assert read_checkpoint(ckpt)["round"] == 5  # the last round is always written (a finished run's result)
+    assert torch.equal(resumed["w"], full["w"]) and rows == full_rows
+
+
+@pytest.mark.parametrize(("text", "seconds"), [(None, 30.0), ("", 30.0), ("0", 0.0), ("2.5", 2.5)])
+def test_checkpoint_seconds_from_the_environment(monkeypatch, text, seconds):
+    if text is None:
+        monkeypatch.delenv(CHECKPOINT_SECONDS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(CHECKPOINT_SECONDS_ENV, text)
+    assert checkpoint_seconds() == seconds
+
+
+@pytest.mark.parametrize("text", ["soon", "-1", "nan"])
+def test_bad_checkpoint_seconds_is_a_one_line_user_error(monkeypatch, text):
+    monkeypatch.setenv(CHECKPOINT_SECONDS_ENV, text)
+    with pytest.raises(UserError, match=CHECKPOINT_SECONDS_ENV):
+        checkpoint_seconds()
 
 
 @pytest.mark.parametrize("change", ["settings", "rounds"])

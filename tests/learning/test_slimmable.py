@@ -182,3 +182,25 @@ def test_resnet_switchable_bn_updates_only_the_active_widths_running_statistics(
     assert changed and all(".bn.1." in k for k in changed)  # widths are sorted (0.25, 0.5, 1.0): index 1 is 0.5
     assert model.stem_bn.bn[2].running_mean.shape == (4,) and model.stem_bn.bn[1].running_mean.shape == (2,)
     assert set_width(model, 1.0)(torch.randn(2, 3, 8, 8)).shape == (2, 10)
+
+
+@pytest.mark.parametrize("name", ["aequa_resnet18", "aequa_cnn2", "aequa_mlp"])
+def test_set_width_reaches_every_slimmable_layer_and_at_width_restores_them(name):
+    """The layer list is looked up once per model: every slimmable layer of the tree still switches, and each model
+    keeps its own list."""
+    from fairshare.learning.aequa import build_slimmable_model
+    from fairshare.learning.cohort import at_width
+    from fairshare.learning.slimmable import _Slimmable, slimmable_layers
+
+    shapes = {"aequa_resnet18": (3, 32, 32), "aequa_cnn2": (3, 32, 32), "aequa_mlp": (8,)}
+    model, other = (
+        build_slimmable_model(name, shapes[name], 10, bn_widths=[0.25, 0.5, 1.0], resnet_base=8) for _ in range(2)
+    )
+    tree = [m for m in model.modules() if isinstance(m, _Slimmable)]
+    assert len(tree) >= 3 and slimmable_layers(model) == tree
+    assert all(a is not b for a, b in zip(slimmable_layers(model), slimmable_layers(other)))
+    set_width(model, 0.5)
+    assert {m.width for m in tree} == {0.5} and {m.width for m in slimmable_layers(other)} == {1.0}
+    with at_width(model, 0.25):
+        assert {m.width for m in tree} == {0.25}
+    assert {m.width for m in tree} == {0.5}

@@ -198,38 +198,42 @@ def anneal(
         raise ValueError("need t_start > 0, t_end > 0 and iters >= 0")
     sets, infeasible = _feasible(a, c)
     start = closed_form_allocation(c, a, eps=eps, tie_break=tie_break, spread=spread).indices
-    pos = np.array([int(np.flatnonzero(s == k)[0]) for s, k in zip(sets, start)])
+    pos = [int(np.flatnonzero(s == k)[0]) for s, k in zip(sets, start)]
     g = a[start] - c
     s1, s2 = float(g.sum()), float((g * g).sum())
     n = len(c)
     cost = _cost_from_sums(s1, s2, n, eps, tie_break, spread)
-    best_cost, best_pos = cost, pos.copy()
+    best_cost = cost
     movable = np.flatnonzero([len(s) > 1 for s in sets])
     if len(movable) == 0 or iters == 0:
         return _result(a, c, np.array([s[p] for s, p in zip(sets, pos)]), infeasible, eps, tie_break, spread)
-    clients = rng.choice(movable, size=iters)
-    u_kind, u_accept, u_jump = rng.random(iters), rng.random(iters), rng.random(iters)
+    clients = rng.choice(movable, size=iters).tolist()
+    u_kind, u_accept, u_jump = rng.random(iters).tolist(), rng.random(iters).tolist(), rng.random(iters).tolist()
     ratio = (t_end / t_start) ** (1.0 / max(iters - 1, 1))
+    # the loop runs on Python floats and lists (the same IEEE arithmetic as numpy's scalars, without their overhead)
+    gain_lists = [(a[s] - ci).tolist() for s, ci in zip(sets, c.tolist())]
+    at, best_at = list(pos), list(pos)
     for k in range(iters):
         temp = t_start * ratio**k if schedule == "geometric" else t_start / math.log(k + 2)
         i = clients[k]
-        m = len(sets[i])
+        here, options = at[i], gain_lists[i]
+        m = len(options)
         if u_kind[k] < neighbour_prob:
-            new = pos[i] + (1 if u_jump[k] < 0.5 else -1)
+            new = here + (1 if u_jump[k] < 0.5 else -1)
             new = min(max(new, 0), m - 1)
         else:
             new = int(u_jump[k] * m)
-        if new == pos[i]:
+        if new == here:
             continue
-        g_old, g_new = a[sets[i][pos[i]]] - c[i], a[sets[i][new]] - c[i]
+        g_old, g_new = options[here], options[new]
         t1, t2 = s1 - g_old + g_new, s2 - g_old * g_old + g_new * g_new
         new_cost = _cost_from_sums(t1, t2, n, eps, tie_break, spread)
         delta = new_cost - cost
         if delta <= 0 or u_accept[k] < math.exp(-delta / temp):
-            pos[i], s1, s2, cost = new, t1, t2, new_cost
+            at[i], s1, s2, cost = new, t1, t2, new_cost
             if cost < best_cost - 1e-15:
-                best_cost, best_pos = cost, pos.copy()
-    return _result(a, c, np.array([s[p] for s, p in zip(sets, best_pos)]), infeasible, eps, tie_break, spread)
+                best_cost, best_at = cost, list(at)
+    return _result(a, c, np.array([s[p] for s, p in zip(sets, best_at)]), infeasible, eps, tie_break, spread)
 
 
 def brute_force(

@@ -56,15 +56,15 @@ def at_width(model: nn.Module, width: float | None) -> Iterator[None]:
     if width is None:
         yield
         return
-    from fairshare.learning.slimmable import set_width
+    from fairshare.learning.slimmable import put_width, set_width, slimmable_layers
 
-    saved = [(m, m.width) for m in model.modules() if hasattr(type(m), "width")]
+    saved = [(m, m.width) for m in slimmable_layers(model)]
     set_width(model, width)
     try:
         yield
     finally:
         for m, w in saved:
-            m.width = w
+            put_width(m, w)
 
 
 def total_loss(losses: list[torch.Tensor], width_loss: str) -> torch.Tensor:

@@ -13,6 +13,7 @@ batch norm), ``SlimmableTextLSTM`` (SST) and ``SlimmableMLP`` (tabular / offline
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 
 import torch
@@ -28,6 +29,8 @@ __all__ = [
     "SwitchableBatchNorm2d",
     "SlimmableLSTM",
     "set_width",
+    "slimmable_layers",
+    "put_width",
     "width_masks",
     "subnetwork_state",
     "SlimmableCNN",
@@ -157,12 +160,31 @@ class SlimmableLSTM(nn.Module, _Slimmable):
         return h
 
 
+_LAYERS: weakref.WeakKeyDictionary[nn.Module, list[_Slimmable]] = weakref.WeakKeyDictionary()
+
+
+def slimmable_layers(model: nn.Module) -> list[_Slimmable]:
+    """``model``'s slimmable layers in ``model.modules()`` order, found once per model: an Aequa step switches widths
+    several times, and walking the module tree each time was about 2 % of an Aequa job (docs/engine.md). A model's
+    layers are fixed once it is built."""
+    layers = _LAYERS.get(model)
+    if layers is None:
+        layers = _LAYERS[model] = [m for m in model.modules() if isinstance(m, _Slimmable)]
+    return layers
+
+
+def put_width(layer: _Slimmable, p: float) -> None:
+    """``layer.width = p`` without ``nn.Module.__setattr__``'s parameter, buffer and submodule checks: the width is a
+    plain float, and switching it is an Aequa step's most frequent Python call (about 2 % of a job through
+    ``__setattr__``)."""
+    object.__setattr__(layer, "width", p)
+
+
 def set_width(model: nn.Module, p: float) -> nn.Module:
     """Switch every slimmable layer of ``model`` to width ``p``."""
     units(p, 1)
-    for m in model.modules():
-        if isinstance(m, _Slimmable):
-            m.width = p
+    for m in slimmable_layers(model):
+        put_width(m, p)
     return model
 
 
