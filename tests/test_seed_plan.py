@@ -131,6 +131,20 @@ def test_the_default_profile_seeds_come_from_the_plan(tmp_path):
     assert resolved["mmfl"]["seeds"] == 2
 
 
+def test_the_decisive_profile_runs_every_count_the_plan_asks_for():
+    """config/decisive.yaml is the default profile with no cap: each key gets the largest count its groups need."""
+    plan = seed_plan.load_plan()
+    cfg = load_config(REPO / DEFAULT_CONFIG, REPO / "config" / "decisive.yaml")
+    default = load_config(REPO / DEFAULT_CONFIG)
+    assert cfg["profile"] == "decisive"
+    for key in {g.config for g in plan.groups}:
+        wanted = max(g.required for g in plan.groups if g.config == key)
+        assert _get(cfg, key) == wanted, key
+        assert _get(default, key) == min(wanted, plan.caps["default"][key])
+    changed = ("profile", "extends_default", "runs_per_job", "mmfl", "auctions", "aequa")
+    assert {k: v for k, v in cfg.items() if k not in changed} == {k: v for k, v in default.items() if k not in changed}
+
+
 def test_a_profile_the_plan_does_not_cap_must_give_its_seeds(tmp_path):
     path = tmp_path / "no_aequa_seeds.yaml"
     path.write_text("profile: mine\n" + (REPO / "config" / "test.yaml").read_text().split("\n", 2)[2])

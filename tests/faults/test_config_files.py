@@ -52,6 +52,16 @@ def test_a_profile_without_the_mmfl_block_is_refused(tmp_path, capsys, in_repo):
     assert "copy it from config/config.yaml" in err
 
 
+def test_a_profile_that_extends_the_default_keeps_the_blocks_it_leaves_out(tmp_path, capsys, in_repo):
+    """config/decisive.yaml's form: the default profile with a few blocks changed, said in the file."""
+    path = tmp_path / "mine.yaml"
+    seeds = "mmfl: {seeds: 2}\nauctions: {exp6: {seeds: 2}}\naequa: {seeds: 2, extension_seeds: 2}\n"
+    path.write_text("profile: mine\nextends_default: true\n" + seeds)
+    assert config.main(["--configfile", str(path)]) == 0
+    path.write_text("profile: mine\n" + seeds)
+    assert "profile 'mine' has no " in _refused(capsys, path)
+
+
 def test_an_overlay_on_a_profile_may_leave_blocks_out(tmp_path, capsys, in_repo):
     """Layered files (config/cpu_scale.yaml on config/paper.yaml) take the blocks of the profile under them."""
     overlay = tmp_path / "overlay.yaml"

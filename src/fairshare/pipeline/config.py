@@ -340,7 +340,8 @@ def check_blocks(sources: Sequence[Source]) -> None:
     """Raise :class:`ConfigError` naming the file when one empties a list of :data:`NON_EMPTY`, or when a profile
     leaves out a block of the default config (``sources[0]``): a profile file (one setting another ``profile``) and
     the files layered on it set every block (mapping or list) the default config sets, since a block left out would
-    silently take the default profile's values."""
+    silently take the default profile's values. A profile file that says ``extends_default: true`` (the default
+    profile with a few blocks changed) keeps the default config's blocks on purpose."""
     for label, data in sources:
         for path in NON_EMPTY:
             if _contains(data, path) and functools.reduce(lambda node, part: node[part], path, data) == []:
@@ -352,6 +353,8 @@ def check_blocks(sources: Sequence[Source]) -> None:
     if not setters:
         return
     label, data = sources[setters[0]]
+    if data.get("extends_default") is True:
+        return
     for key, value in sources[0][1].items():
         if isinstance(value, (Mapping, list)) and not any(key in later for _, later in sources[setters[0] :]):
             raise ConfigError(
