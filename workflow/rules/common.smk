@@ -56,9 +56,10 @@ PAPERS = sorted({e["paper"] for e in MANIFEST} - {"report", "partitions"})
 # Each profile's column of the verdict table (one row per training statement): git tracks the default profile's and
 # the committed snapshots of the others under metrics/verdicts/ (README "Verdicts by profile").
 VERDICTS = "metrics/verdicts/default.csv" if config["profile"] == "default" else f"{METRICS_DIR}/verdicts.csv"
-# The CPU profiles; the paper profile's column: not run here. cpu_scale_faithful: the CPU-scale profile's multi-model FL
+# The CPU profiles; the paper profile's column: not run here. decisive: the default profile at the seed plan's counts
+# (config/decisive.yaml). cpu_scale_faithful: the CPU-scale profile's multi-model FL
 # and Exp 6 with the authors' CNN (its committed cpu_scale run trained the corrected one; docs/scale_ladder.md).
-VERDICT_PROFILES = ["test", "default", "cpu_scale", "cpu_scale_faithful"]
+VERDICT_PROFILES = ["test", "default", "decisive", "cpu_scale", "cpu_scale_faithful"]
 
 
 def verdict_columns(wildcards, input):

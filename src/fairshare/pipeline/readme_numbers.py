@@ -37,7 +37,7 @@ __all__ = [
 BLOCKS = ("scorecard-summary", "verdict-table")
 #: The CPU profiles' columns of the verdict table, in the order of workflow/rules/common.smk's VERDICT_PROFILES; the
 #: paper profile's column reads "not run here".
-VERDICT_PROFILES = ("test", "default", "cpu_scale", "cpu_scale_faithful")
+VERDICT_PROFILES = ("test", "default", "decisive", "cpu_scale", "cpu_scale_faithful")
 PAPER_SCALE = "paper-scale"
 #: Statuses every scorecard summary shows; the others (report.STATUSES) only where some row has them.
 MAIN_STATUSES = ("match", "differs", "inconclusive", "not run in this profile")
