@@ -62,13 +62,15 @@ VERDICTS = "metrics/verdicts/default.csv" if config["profile"] == "default" else
 VERDICT_PROFILES = ["test", "default", "decisive", "cpu_scale", "cpu_scale_faithful"]
 
 
-def verdict_columns(wildcards, input):
+def verdict_columns():
     """PROFILE=CSV arguments of `fairshare report verdict-table`: this run's verdicts for its own profile, the
-    committed snapshot for each other CPU profile (none yet: not run here), and the paper profile not run here."""
+    committed snapshot for each other CPU profile (empty where none: not run here), and the paper profile not run
+    here. A plain string, not a function of the job, so that Snakemake's params trigger reruns the table when the
+    profiles, or which of them have a snapshot, change."""
     columns = []
     for profile in VERDICT_PROFILES:
-        path = input.own if profile == config["profile"] else f"metrics/verdicts/{profile}.csv"
-        columns.append(f"{profile}={path}" if Path(path).is_file() or path == input.own else f"{profile}=")
+        path = VERDICTS if profile == config["profile"] else f"metrics/verdicts/{profile}.csv"
+        columns.append(f"{profile}={path}" if Path(path).is_file() or path == VERDICTS else f"{profile}=")
     return " ".join(columns + ["paper-scale="])
 
 

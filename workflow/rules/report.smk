@@ -165,7 +165,7 @@ rule verdict_table:
     log:
         "logs/report/verdict_table.log",
     params:
-        columns=verdict_columns,
+        columns=verdict_columns(),
     shell:
         "fairshare report verdict-table {params.columns} --markdown {output.md} --html {output.html} > {log} 2>&1"
 
