@@ -75,6 +75,20 @@ def test_a_profile_that_overrides_the_setting_runs_no_rerun():
     assert all(tuned.applies(e, unlimited) for e in entries.values() if e.kind not in ("pending", "none", "profile"))
 
 
+def test_a_profile_that_leaves_a_paper_out_runs_none_of_its_reruns():
+    entries = {e.id: e for e in tuned.load_register(config=DEFAULT)}
+    only_mmfl = {**DEFAULT, "papers": ["mmfl"]}
+    assert tuned.applies(entries["mmfl_exp1_active_rate"], only_mmfl)
+    assert not tuned.applies(entries["aequa_pmin_digits"], only_mmfl) and tuned.applies(
+        entries["aequa_pmin_digits"], DEFAULT
+    )
+    assert not tuned.applies(entries["auctions_task1_mu"], only_mmfl) and tuned.applies(
+        entries["auctions_task1_mu"], DEFAULT
+    )
+    assert tuned.pending_here(entries["mmfl_exp1_samples"], only_mmfl)
+    assert not tuned.pending_here(entries["mmfl_exp1_samples"], {**DEFAULT, "papers": ["aequa"]})
+
+
 def test_a_rerun_over_the_profiles_budget_is_not_run_and_its_rows_say_what_it_costs():
     entries = {e.id: e for e in tuned.load_register(config=DEFAULT)}
     cap = DEFAULT["limits"]["sensitivity_rerun_minutes"]

@@ -77,3 +77,11 @@ def test_an_emptied_list_is_refused(tmp_path, capsys, in_repo, key):
         _refused(capsys, path)
         == f"fairshare: invalid config: {path}: '{dotted}' is empty; give it at least one entry\n"
     )
+
+
+@pytest.mark.parametrize(("papers", "says"), [("[mmfl, aequa_x]", "aequa_x"), ("[]", "papers")])
+def test_papers_names_known_papers(tmp_path, capsys, in_repo, papers, says):
+    overlay = tmp_path / "papers.yaml"
+    overlay.write_text(f"papers: {papers}\n")
+    err = _refused(capsys, REPO / "config" / "test.yaml", overlay)
+    assert says in err, err

@@ -143,7 +143,8 @@ for _job in training_rules("aequa", "aequa_scale_run", AEQUA_SCALE_SETTINGS):
 
 
 AEQUA_OVERHEAD = ["timings/aequa/scale_overhead.csv", "timings/aequa/scale_overhead.md"]
-TIMINGS.extend(AEQUA_OVERHEAD)
+if "aequa" in PAPERS_RUN:
+    TIMINGS.extend(AEQUA_OVERHEAD)
 
 
 rule aequa_scale_overhead:

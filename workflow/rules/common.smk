@@ -42,20 +42,26 @@ if PROFILE_MARK.is_file() and PROFILE_MARK.read_text().strip() != config["profil
 
 
 MANIFEST = yaml.safe_load(Path(workflow.basedir, "workflow", "manifest.yaml").read_text()) or []
+# The papers this run reproduces (config `papers`, all by default). Every rule file still declares its rules; `rule
+# all`, the scorecard and the report ask only for these papers' artifacts and training jobs, so Snakemake runs nothing
+# of the others.
+PAPERS_RUN = set(config["papers"] or {e["paper"] for e in MANIFEST} - {"report", "partitions"})
+MANIFEST = [e for e in MANIFEST if e["paper"] in PAPERS_RUN | {"report", "partitions"}]
 
 
 def _as_list(output):
     return output if isinstance(output, list) else [output]
 
 
-# Git tracks metrics/ (the default profile's DVC metrics); other profiles write theirs under results/ instead, so a
-# test or paper-scale run never changes a tracked file.
-METRICS_DIR = "metrics" if config["profile"] == "default" else f"results/metrics/{config['profile']}"
+# Git tracks metrics/ (the default profile's DVC metrics); other profiles, and a default run of some papers only,
+# write theirs under results/ instead, so a test, paper-scale or partial run never changes a tracked file.
+TRACKED_METRICS = config["profile"] == "default" and not config["papers"]
+METRICS_DIR = "metrics" if TRACKED_METRICS else f"results/metrics/{config['profile']}"
 METRICS = f"{METRICS_DIR}/summary.json"
 PAPERS = sorted({e["paper"] for e in MANIFEST} - {"report", "partitions"})
 # Each profile's column of the verdict table (one row per training statement): git tracks the default profile's and
 # the committed snapshots of the others under metrics/verdicts/ (README "Verdicts by profile").
-VERDICTS = "metrics/verdicts/default.csv" if config["profile"] == "default" else f"{METRICS_DIR}/verdicts.csv"
+VERDICTS = "metrics/verdicts/default.csv" if TRACKED_METRICS else f"{METRICS_DIR}/verdicts.csv"
 # The CPU profiles; the paper profile's column: not run here. decisive: the default profile at the seed plan's counts
 # (config/decisive.yaml). cpu_scale_faithful: the CPU-scale profile's multi-model FL
 # and Exp 6 with the authors' CNN (its committed cpu_scale run trained the corrected one; docs/scale_ladder.md).
@@ -141,9 +147,10 @@ TRAINING_JOBS = []
 
 def training_rules(paper, rule, runs, **grouping):
     """The training jobs of one step of ``paper`` under the config's `runs_per_job` (workflow/run_jobs.py): a rule
-    file declares one rule per job."""
+    file declares one rule per job; `rule all` lists their outputs where the run reproduces ``paper``."""
     jobs = training_jobs(rule, runs, runs_per_job(config, paper), **grouping)
-    TRAINING_JOBS.extend((job, runs) for job in jobs)
+    if paper in PAPERS_RUN:
+        TRAINING_JOBS.extend((job, runs) for job in jobs)
     return jobs
 
 

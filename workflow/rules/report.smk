@@ -106,7 +106,7 @@ HEADLINE_TABLES = {
     "aequa": "results/aequa/summary.csv",
     "auctions": f"{AU_RESULTS}/exp6_summary.csv",
 }
-HEADLINE = [f"{METRICS_DIR}/headline/{paper}.json" for paper in HEADLINE_TABLES]
+HEADLINE = [f"{METRICS_DIR}/headline/{paper}.json" for paper in HEADLINE_TABLES if paper in PAPERS_RUN]
 
 # The tables `dvc plots show` draws (dvc.yaml `plots`), copied next to the metrics, where git tracks them. Plots read
 # from inside `results/` (a folder DVC caches) made `dvc exp run` fail in a fresh clone: DVC looked up that folder's
@@ -118,7 +118,9 @@ PLOT_SOURCES = {
     "aequa_width_curves.csv": "results/aequa/width_curves.csv",
     "payoff_flows_allocations.csv": "results/payoff_flows/trained/allocations.csv",
 }
-PLOT_DATA = [f"{METRICS_DIR}/plots/{name}" for name in PLOT_SOURCES]
+PLOT_DATA = [
+    f"{METRICS_DIR}/plots/{name}" for name, source in PLOT_SOURCES.items() if Path(source).parts[1] in PAPERS_RUN
+]
 
 
 rule headline_metrics:
@@ -185,12 +187,20 @@ rule html_report:
     log:
         "logs/report/html_report.log",
     params:
-        # one --configfile with every file, in order (a second --configfile would replace the first)
+        # one --configfile with every file, in order (a second --configfile would replace the first), then the
+        # --config values, so that the report's Snakemake sees this run's config (its items, its papers)
         configfiles=lambda w: (
             "--configfile " + " ".join(shlex.quote(relative_path(f)) for f in workflow.overwrite_configfiles)
             if workflow.overwrite_configfiles
             else ""
         ),
+        config_values=lambda w: (
+            "--config "
+            + " ".join(shlex.quote(f"{k}={json.dumps(v)}") for k, v in workflow.config_settings.config.items())
+            if workflow.config_settings.config
+            else ""
+        ),
     shell:
         "(snakemake {input.scorecard} {input.verdicts} --nolock --report {output} {params.configfiles}"
+        " {params.config_values}"
         " && fairshare report stable-html {output} --scorecard {input.scorecard}) > {log} 2>&1"

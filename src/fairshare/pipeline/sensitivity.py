@@ -171,8 +171,9 @@ def over_budget(entry: Entry, config: Mapping[str, Any]) -> bool:
 def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
     """Whether this profile runs ``entry``'s rerun: it has one (not pending, none or another profile's), within the
     profile's per-rerun budget (:func:`over_budget`), the profile keeps the tuned value, and (Aequa) it trains the
-    datasets and partitions the rerun names (multi-model FL: the experiments)."""
-    if entry.kind in ("pending", "none", "profile") or over_budget(entry, config):
+    datasets and partitions the rerun names (multi-model FL: the experiments). A profile that leaves the entry's
+    paper out (config ``papers``) runs none of its reruns."""
+    if entry.kind in ("pending", "none", "profile") or over_budget(entry, config) or not reproduces(entry, config):
         return False
     try:
         if lookup(config, entry.config) != entry.default:
@@ -193,12 +194,20 @@ def applies(entry: Entry, config: Mapping[str, Any]) -> bool:
     return True
 
 
+def reproduces(entry: Entry, config: Mapping[str, Any]) -> bool:
+    """Whether the profile reproduces the paper of ``entry``'s setting (the config block its key starts with)."""
+    papers = config.get("papers")
+    return not papers or entry.config.split(".")[0] in papers
+
+
 def pending_here(entry: Entry, config: Mapping[str, Any]) -> bool:
     """Whether a pending entry's rows say "rerun pending" in this profile (kind ``profile``: that the paper's value
     runs in another profile; a rerun over this profile's budget: that it is not run here and what it costs): it holds
     the tuned value (a profile without the key, e.g. fewer multi-model FL
     experiments, does not; a pending setting that is no config key yet is hard-coded, so every profile running its
-    paper holds it)."""
+    paper holds it). None where the profile leaves the paper out."""
+    if not reproduces(entry, config):
+        return False
     if entry.kind not in ("pending", "profile"):
         return over_budget(entry, config) and applies(entry, {**config, "limits": {}})
     try:
