@@ -45,6 +45,7 @@ def test_2_a_schema_for_its_config_block(paper):
     assert (REPO / "workflow" / "schemas" / f"{block}.schema.yaml").is_file()
     config_schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
     assert config_schema["properties"][block] == {"$ref": f"{block}.schema.yaml"}
+    assert block in config_schema["properties"]["papers"]["items"]["enum"], "name it in the `papers` key's list"
 
 
 @pytest.mark.parametrize("paper", PAPERS)
