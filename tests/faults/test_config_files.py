@@ -79,9 +79,9 @@ def test_an_emptied_list_is_refused(tmp_path, capsys, in_repo, key):
     )
 
 
-@pytest.mark.parametrize(("papers", "says"), [("[mmfl, aequa_x]", "aequa_x"), ("[]", "papers")])
+@pytest.mark.parametrize(("papers", "says"), [("[mmfl, aequa_x]", "'aequa_x'"), ("[]", "'papers'")])
 def test_papers_names_known_papers(tmp_path, capsys, in_repo, papers, says):
-    overlay = tmp_path / "papers.yaml"
+    overlay = tmp_path / "overlay.yaml"  # not named after the key, so the message must name it
     overlay.write_text(f"papers: {papers}\n")
     err = _refused(capsys, REPO / "config" / "test.yaml", overlay)
     assert says in err, err

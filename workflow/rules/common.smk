@@ -58,7 +58,7 @@ def _as_list(output):
 TRACKED_METRICS = config["profile"] == "default" and not config["papers"]
 METRICS_DIR = "metrics" if TRACKED_METRICS else f"results/metrics/{config['profile']}"
 METRICS = f"{METRICS_DIR}/summary.json"
-PAPERS = sorted({e["paper"] for e in MANIFEST} - {"report", "partitions"})
+PAPERS = sorted(PAPERS_RUN)
 # Each profile's column of the verdict table (one row per training statement): git tracks the default profile's and
 # the committed snapshots of the others under metrics/verdicts/ (README "Verdicts by profile").
 VERDICTS = "metrics/verdicts/default.csv" if TRACKED_METRICS else f"{METRICS_DIR}/verdicts.csv"
