@@ -26,6 +26,13 @@ include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/report.smk"
 
 
+# Scheduling order: a rule without a `longest_first` priority (data, partitions, closed-form papers, the sensitivity
+# reruns, summaries, report) starts before the training jobs ready with it, which start longest first (common.smk).
+for _rule in workflow.rules:
+    if not callable(_rule.priority):
+        _rule.priority = PREPARE_FIRST
+
+
 # The first real run of a folder records its profile (results/.profile); common.smk refuses any other profile there.
 onstart:
     PROFILE_MARK.parent.mkdir(parents=True, exist_ok=True)

@@ -49,6 +49,8 @@ AEQUA_TABLES = ("table1", "table2", "table7", "table8", "table9")
 
 for _job in training_rules("aequa", "aequa_run", AEQUA_MAIN, together=lambda r: r["partition"], shape=aequa_shape):
 
+    _size = job_size(_job, lambda r: sizes.aequa_run(config, r["dataset"]))
+
     rule:
         """Train every method of the runs of one job (one `aequa run` per dataset joined by `+`, one process),
         checkpointing every round."""
@@ -63,8 +65,9 @@ for _job in training_rules("aequa", "aequa_run", AEQUA_MAIN, together=lambda r: 
             f"{AEQUA_LOGS}/runs/{_job.stem}.log",
         wildcard_constraints:
             **dict(_job.constraints),
+        priority: longest_first(_size)
         resources:
-            **training_resources(_job, lambda r: sizes.aequa_run(config, r["dataset"])),
+            **training_resources(_size),
         params:
             commands=lambda w, job=_job: aequa_commands(job.runs_of(w)),
         shell:

@@ -29,6 +29,8 @@ AEQUA_TT_RUNS = [  # the summary's input, in this order: dataset, partition, met
 
 for _job in training_rules("aequa", "aequa_participation_run", AEQUA_PART_SETTINGS):
 
+    _size = job_size(_job, lambda r: sizes.aequa_run(config, r["dataset"]))
+
     rule:
         """Train the participation runs of one job (one command per dataset joined by `+`, one process),
         checkpointing every round."""
@@ -45,8 +47,9 @@ for _job in training_rules("aequa", "aequa_participation_run", AEQUA_PART_SETTIN
             f"{AEQUA_LOGS}/participation/{_job.stem}.log",
         wildcard_constraints:
             **dict(_job.constraints),
+        priority: longest_first(_size)
         resources:
-            **training_resources(_job, lambda r: sizes.aequa_run(config, r["dataset"])),
+            **training_resources(_size),
         params:
             commands=lambda w, job=_job: aequa_participation_commands(job.runs_of(w)),
         shell:
@@ -54,6 +57,8 @@ for _job in training_rules("aequa", "aequa_participation_run", AEQUA_PART_SETTIN
 
 
 for _job in training_rules("aequa", "aequa_training_time_run", AEQUA_TT_SETTINGS, together=lambda r: r["partition"]):
+
+    _size = job_size(_job, lambda r: sizes.aequa_run(config, r["dataset"]))
 
     rule:
         """Train the training-time runs of one job (one command per (dataset, partition) joined by `+`, one
@@ -73,8 +78,9 @@ for _job in training_rules("aequa", "aequa_training_time_run", AEQUA_TT_SETTINGS
             f"{AEQUA_LOGS}/training_time/{_job.stem}.log",
         wildcard_constraints:
             **dict(_job.constraints),
+        priority: longest_first(_size)
         resources:
-            **training_resources(_job, lambda r: sizes.aequa_run(config, r["dataset"])),
+            **training_resources(_size),
         params:
             commands=lambda w, job=_job: aequa_tt_commands(job.runs_of(w)),
         shell:
@@ -117,6 +123,8 @@ AEQUA_SCALE_SETTINGS = [{"seed": s} for s in AEQUA_EXT_RUNS]
 
 for _job in training_rules("aequa", "aequa_scale_run", AEQUA_SCALE_SETTINGS):
 
+    _size = job_size(_job, lambda r: sizes.aequa_scale_run(config))
+
     rule:
         """Train the scale experiment's runs of one job (every method of each seed), checkpointing every round."""
         name:
@@ -130,8 +138,9 @@ for _job in training_rules("aequa", "aequa_scale_run", AEQUA_SCALE_SETTINGS):
             f"{AEQUA_LOGS}/scale/{_job.stem}.log",
         wildcard_constraints:
             **dict(_job.constraints),
+        priority: longest_first(_size)
         resources:
-            **training_resources(_job, lambda r: sizes.aequa_scale_run(config)),
+            **training_resources(_size),
         params:
             dataset=AEQUA_SCALE["dataset"],
             cfg=lambda w: aequa_job_cfg("scale"),

@@ -54,6 +54,8 @@ rule auctions:
 # (the mechanisms' jobs share the cores; docs/budgets.md).
 for _job in training_rules("auctions", "auctions_exp6", AU6_RUNS, together=lambda run: run["mechanism"]):
 
+    _size = job_size(_job, lambda r: sizes.exp6_run(config))
+
     rule:
         """FedFairMMFL on the recruits of the runs of one job, one after another, checkpointing every round."""
         name:
@@ -69,8 +71,9 @@ for _job in training_rules("auctions", "auctions_exp6", AU6_RUNS, together=lambd
             f"{AU_LOGS}/{_job.stem}.log",
         wildcard_constraints:
             **dict(_job.constraints),
+        priority: longest_first(_size)
         resources:
-            **training_resources(_job, lambda r: sizes.exp6_run(config)),
+            **training_resources(_size),
         params:
             cfg=lambda w: exp6_cfg_json(),
             datasets=[f"{t}={dataset_file(t)}" for t in AU6["tasks"]],

@@ -29,6 +29,8 @@ MMFL_JOBS = training_rules("mmfl", "mmfl_run", MMFL_FILES, together=lambda run: 
 
 for _job in MMFL_JOBS:
 
+    _size = job_size(_job, lambda r: sizes.mmfl_run(config, sizes.experiment_block(config, r["experiment"])))
+
     rule:
         """Train the runs of one job (one run, or several runs of one experiment: one `mmfl run`, one process),
         checkpointing every round."""
@@ -44,10 +46,9 @@ for _job in MMFL_JOBS:
             f"{MMFL_LOGS}/{_job.stem}.log",
         wildcard_constraints:
             **dict(_job.constraints),
+        priority: longest_first(_size)
         resources:
-            **training_resources(
-                _job, lambda r: sizes.mmfl_run(config, sizes.experiment_block(config, r["experiment"]))
-            ),
+            **training_resources(_size),
         params:
             commands=lambda w, job=_job: mmfl_commands(job.runs_of(w)),
         shell:
