@@ -12,6 +12,7 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/gpu_slots.smk"
+include: "workflow/rules/job_sizes.smk"
 include: "workflow/rules/data.smk"
 # One rule file per paper; each paper's artifacts are listed in workflow/manifest.yaml.
 include: "workflow/rules/model_sharing.smk"
@@ -26,11 +27,8 @@ include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/report.smk"
 
 
-# Scheduling order: a rule without a `longest_first` priority (data, partitions, closed-form papers, the sensitivity
-# reruns, summaries, report) starts before the training jobs ready with it, which start longest first (common.smk).
-for _rule in workflow.rules:
-    if not callable(_rule.priority):
-        _rule.priority = PREPARE_FIRST
+# Jobs that are not training start first, then training jobs longest first (workflow/rules/job_sizes.smk).
+prepare_first(workflow.rules)
 
 
 # The first real run of a folder records its profile (results/.profile); common.smk refuses any other profile there.

@@ -166,34 +166,6 @@ def training_outputs():
     return files
 
 
-def job_size(job, run_size):
-    """`wildcards -> Estimate` of the runs a job of this training rule trains, from `run_size(run)`
-    (fairshare.pipeline.resources: the estimate the config validation checks)."""
-    return lambda w: sizes.job(run_size(run) for run in job.runs_of(w))
-
-
-def training_resources(size):
-    """A training rule's Snakemake resources: `mem_mb`, `disk_mb` (checkpoints) and `runtime` (minutes) of its job's
-    `size`, and the GPU."""
-    return {
-        "gpu": GPU,
-        "mem_mb": lambda w: size(w).mem_mb,
-        "disk_mb": lambda w: size(w).disk_mb,
-        "runtime": lambda w: size(w).minutes,
-    }
-
-
-#: The priority of every rule that is not a training job (Snakefile): data, partitions, closed-form papers, summaries
-#: and the report are short and unblock others, so they start before any training job that is ready with them.
-PREPARE_FIRST = 1_000_000
-
-
-def longest_first(size):
-    """A training rule's Snakemake priority: its job's estimated minutes. Among ready training jobs the longest starts
-    first, so the last to start is a short one and the cores stay busy to the end (longest-processing-time order)."""
-    return lambda w: min(size(w).minutes, PREPARE_FIRST - 1)
-
-
 # data.smk: datasets and partitions.
 
 
