@@ -86,7 +86,12 @@ def test_the_verdict_table_puts_each_profiles_verdict_side_by_side():
     assert set(table["paper-scale"]) == {report.NOT_RUN_HERE}
     text = report.verdict_table_markdown(table)
     assert "| inconclusive | 0 | 1 | 0 |" in text
-    assert "<table>" in report.verdict_table_html(table) and "<script" not in report.verdict_table_html(table)
+    page = report.verdict_table_html(table)
+    assert "<table>" in page and "<script" not in page
+    # the count table has its own header (status, then the profiles) and a row per counted status, as the Markdown
+    assert "<tr><th>status</th><th>test</th><th>default</th><th>paper-scale</th></tr>" in page
+    assert "<tr><td>inconclusive</td><td>0</td><td>1</td><td>0</td></tr>" in page
+    assert f"<tr><td>{report.OLDER_DEFINITIONS}</td>" in page
 
 
 def test_a_column_decided_by_older_row_definitions_is_shown_as_such():

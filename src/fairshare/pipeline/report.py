@@ -315,11 +315,14 @@ def verdict_table(columns: dict[str, pd.DataFrame | None], definitions: str | No
     return table
 
 
+COUNTED_STATUSES = ("match", "differs", "inconclusive", "not run in this profile", OLDER_DEFINITIONS)
+
+
 def verdict_table_markdown(table: pd.DataFrame) -> str:
     """The verdict table as Markdown, with each profile's counts per status first."""
     profiles = [c for c in table.columns if c not in ROW_KEY]
     lines = ["| status | " + " | ".join(profiles) + " |", "|---|" + "---|" * len(profiles)]
-    for status in ("match", "differs", "inconclusive", "not run in this profile", OLDER_DEFINITIONS):
+    for status in COUNTED_STATUSES:
         lines.append(f"| {status} | " + " | ".join(str(int((table[p] == status).sum())) for p in profiles) + " |")
     lines += ["", "| " + " | ".join([*ROW_KEY, *profiles]) + " |", "|" + "---|" * (len(ROW_KEY) + len(profiles))]
     for row in table.itertuples(index=False):
@@ -336,11 +339,10 @@ def verdict_table_html(table: pd.DataFrame) -> str:
 
     profiles = [c for c in table.columns if c not in ROW_KEY]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    counts_head = "<th>status</th>" + "".join(f"<th>{html.escape(p)}</th>" for p in profiles)
     counts = "".join(
-        f"<tr><td colspan='{len(ROW_KEY)}'>{s}</td>"
-        + "".join(f"<td>{int((table[p] == s).sum())}</td>" for p in profiles)
-        + "</tr>"
-        for s in ("match", "differs", "inconclusive")
+        f"<tr><td>{html.escape(s)}</td>" + "".join(f"<td>{int((table[p] == s).sum())}</td>" for p in profiles) + "</tr>"
+        for s in COUNTED_STATUSES
     )
     body = []
     for row in table.itertuples(index=False):
@@ -358,7 +360,7 @@ def verdict_table_html(table: pd.DataFrame) -> str:
         "<p>match / differs: the paper's direction holds / the opposite holds beyond the seed-to-seed uncertainty "
         "(95% t interval of the per-seed differences); inconclusive: the interval does not settle it or too few "
         "seeds ran (docs/verdicts.md). '-': the profile has no such row.</p>"
-        f"<table><tr>{head}</tr>{counts}</table><br><table><tr>{head}</tr>{''.join(body)}</table></body></html>\n"
+        f"<table><tr>{counts_head}</tr>{counts}</table><br><table><tr>{head}</tr>{''.join(body)}</table></body></html>\n"
     )
 
 
